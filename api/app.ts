@@ -1,0 +1,61 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import Ajv from 'ajv'
+import type { ApiContext } from './context.js'
+import { downloadRoutes } from './downloads.js'
+import { ErrorBodySchema, sendError } from './errors.js'
+import { JobRequestSchema } from './v1/job-request-schema.js'
+import { JobViewSchema } from './v1/job-view.js'
+import { jobRoutes } from './v1/jobs.js'
+
+export interface AppOptions {
+  readonly logger?: boolean | object
+}
+
+/**
+ * Bodies are validated by the domain (which answers 422 with a code per field), never by the route schemas:
+ * those document the body and must not coerce, default or strip anything in it. Query strings and params are
+ * checked by ajv with type coercion.
+ */
+const queryAjv = new Ajv.default({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true, strict: false })
+
+export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promise<FastifyInstance> => {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: 2 * 1024 * 1024,
+    ajv: { customOptions: { strict: false } },
+    return503OnClosing: true,
+  })
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart === 'body') return () => true
+    return queryAjv.compile(schema)
+  })
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply))
+  app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: { code: 'route_not_found', message: `${request.method} ${request.url} is not a route` } }))
+
+  app.addSchema(ErrorBodySchema)
+  app.addSchema(JobRequestSchema)
+  app.addSchema(JobViewSchema)
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Scrapeworks API',
+        version: '1.0.0',
+        description: 'Self-hostable web scraping service. The v1 API authenticates with `X-API-Key`. Every v1 error answers `{error: {code, message, details?}}` (schema ErrorBody): 400 `malformed_body` for a body that is not JSON, 401 for a missing, invalid, revoked or expired key, 403 `missing_scope`, 404 `<resource>_not_found` (also for another organization\'s resources), 409 for state conflicts such as `result_not_ready`, 413 `payload_too_large`, 422 `validation_failed` with one `details` entry per failing field, 429 with `X-RateLimit-*` and `Retry-After` headers, 503 `service_unavailable`.',
+      },
+      servers: [{ url: ctx.settings.publicBaseUrl }],
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  app.get('/healthz', { schema: { tags: ['ops'], summary: 'Liveness', response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }))
+
+  await app.register(async (scope) => jobRoutes(scope, ctx))
+  await app.register(async (scope) => downloadRoutes(scope, ctx))
+  return app
+}

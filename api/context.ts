@@ -1,0 +1,19 @@
+import type { Effect } from 'effect'
+import type { Allowlist } from '../domain/address-policy.js'
+import type { BlobStore } from '../infra/ports/blob-store.js'
+import type { DocumentStore } from '../infra/ports/document-store.js'
+import type { EventStore } from '../infra/ports/event-store.js'
+
+export type ApiServices = EventStore | DocumentStore | BlobStore
+
+/** What the HTTP layer needs from the process: a way to run effects, and settings. */
+export interface ApiContext {
+  readonly run: <A, E>(effect: Effect.Effect<A, E, ApiServices>) => Promise<A>
+  readonly settings: {
+    readonly publicBaseUrl: string
+    readonly artifactUrlTtlSeconds: number
+    readonly ssrfAllowlist: Allowlist
+  }
+  /** Present when artifacts are served by this API (local-folder blob store): checks a signed download URL. */
+  readonly verifyDownload?: (key: string, expires: number, name: string, sig: string) => { ok: true } | { ok: false; reason: string }
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify'
+import { Effect } from 'effect'
+import { BlobStore } from '../infra/ports/blob-store.js'
+import type { ApiContext } from './context.js'
+import { errorBody } from './errors.js'
+
+export const DOWNLOAD_PATH = '/artifacts/download'
+
+/** Serves presigned artifact URLs of the local-folder blob store; the signature is the only credential. */
+export const downloadRoutes = async (app: FastifyInstance, ctx: ApiContext) => {
+  const verify = ctx.verifyDownload
+  if (!verify) return
+  app.get(DOWNLOAD_PATH, {
+    schema: {
+      tags: ['artifacts'], summary: 'Download an artifact through a presigned URL',
+      description: 'The URL comes from GET /v1/jobs/{job_id}/artifacts/{artifact_id}. Answers 403 `invalid_signature` when tampered with and 410 `url_expired` after expiry.',
+      querystring: {
+        type: 'object', required: ['key', 'expires', 'name', 'sig'],
+        properties: { key: { type: 'string' }, expires: { type: 'integer' }, name: { type: 'string' }, sig: { type: 'string' } },
+      },
+    },
+  }, async (request, reply) => {
+    const q = request.query as { key: string; expires: number; name: string; sig: string }
+    const verdict = verify(q.key, q.expires, q.name, q.sig)
+    if (!verdict.ok) {
+      return verdict.reason === 'expired'
+        ? reply.code(410).send(errorBody('url_expired', 'this download URL has expired; request a new one'))
+        : reply.code(403).send(errorBody('invalid_signature', 'this download URL is not valid'))
+    }
+    const blob = await ctx.run(Effect.flatMap(BlobStore, (blobs) => blobs.get(q.key)).pipe(
+      Effect.catchTag('BlobNotFound', () => Effect.succeed(null)),
+    ))
+    if (!blob) return reply.code(404).send(errorBody('artifact_not_found', 'the artifact no longer exists'))
+    return reply
+      .header('content-type', blob.contentType)
+      .header('content-disposition', `attachment; filename="${q.name.replace(/[^\w.-]/g, '_')}"`)
+      .header('cache-control', 'private, no-store')
+      .header('x-content-type-options', 'nosniff')
+      .send(Buffer.from(blob.bytes))
+  })
+}

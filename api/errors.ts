@@ -1,0 +1,85 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+
+/** The one error body of the v1 API. `details` lists every failing field on 422. */
+export const ErrorBodySchema = {
+  $id: 'ErrorBody',
+  type: 'object',
+  description: 'Every v1 error answers this shape. `error.code` is stable and machine-readable; `details` lists each failing field on 422.',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', examples: ['validation_failed', 'invalid_api_key', 'job_not_found', 'result_not_ready'] },
+        message: { type: 'string' },
+        details: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['field', 'code', 'message'],
+            properties: {
+              field: { type: 'string', description: 'Dotted path of the field, e.g. `viewport.width` or `extraction.hooks[2].selector`.' },
+              code: { type: 'string', description: 'Machine-readable code naming the field, e.g. `invalid_timeout_ms`.' },
+              message: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const
+
+export const errorBody = (code: string, message: string, details?: readonly unknown[]) =>
+  ({ error: { code, message, ...(details ? { details } : {}) } })
+
+interface Tagged { readonly _tag: string; readonly [k: string]: unknown }
+const isTagged = (e: unknown): e is Tagged => typeof e === 'object' && e !== null && typeof (e as Tagged)._tag === 'string'
+
+/** Maps domain errors and framework errors to HTTP answers; the only place that knows status codes. */
+export const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+  if (isTagged(error)) {
+    switch (error._tag) {
+      case 'ValidationFailed':
+        return reply.code(422).send(errorBody('validation_failed', 'the request has invalid fields', error.errors as unknown[]))
+      case 'NotFound':
+        return reply.code(404).send(errorBody(`${error.resource}_not_found`, `${error.resource} ${error.id} was not found`))
+      case 'StateConflict':
+        return reply.code(409).send(errorBody(error.code as string, error.message as string))
+      case 'Forbidden':
+        return reply.code(403).send(errorBody(error.code as string, error.message as string))
+      case 'Unauthenticated':
+        return reply.code(401).send(errorBody(error.code as string, error.message as string))
+      case 'LimitExceeded': {
+        const resetSeconds = Math.ceil((error.resetAt as number) / 1000)
+        return reply.code(429)
+          .header('X-RateLimit-Limit', String(error.limit))
+          .header('X-RateLimit-Remaining', String(error.remaining))
+          .header('X-RateLimit-Reset', String(resetSeconds))
+          .header('Retry-After', String(error.retryAfterSeconds))
+          .send(errorBody(error.code as string, error.message as string))
+      }
+      case 'StoreUnavailable':
+      case 'WrongExpectedRevision':
+        request.log.error({ err: error }, 'store unavailable')
+        return reply.code(503).header('Retry-After', '1').send(errorBody('service_unavailable', 'the service is temporarily unavailable, retry later'))
+    }
+  }
+  const fastifyError = error as FastifyError
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(errorBody('payload_too_large', 'the request body is too large'))
+  if (fastifyError.code?.startsWith('FST_ERR_CTP_') || (fastifyError.statusCode === 400 && !fastifyError.validation)) {
+    return reply.code(400).send(errorBody('malformed_body', `the request body is not valid JSON: ${fastifyError.message}`))
+  }
+  if (fastifyError.validation) {
+    const details = fastifyError.validation.map((v) => {
+      const field = (v.instancePath || `/${(v.params as { missingProperty?: string }).missingProperty ?? ''}`).replace(/^\//, '').replace(/\//g, '.')
+      return { field, code: `invalid_${field.replace(/\W+/g, '_')}`, message: `${field} ${v.message ?? 'is invalid'}` }
+    })
+    return reply.code(422).send(errorBody('validation_failed', 'the request has invalid parameters', details))
+  }
+  if (fastifyError.statusCode && fastifyError.statusCode < 500) {
+    return reply.code(fastifyError.statusCode).send(errorBody(fastifyError.code ?? 'bad_request', fastifyError.message))
+  }
+  request.log.error({ err: error }, 'unhandled error')
+  return reply.code(500).send(errorBody('internal_error', 'an unexpected error occurred'))
+}

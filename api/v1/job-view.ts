@@ -1,0 +1,64 @@
+import type { Doc } from '../../infra/ports/document-store.js'
+
+interface ArtifactDoc { artifact_id: string; artifact_type: string; content_type: string; size: number; sha256: string; created_at: string }
+
+/** The public job record: internal fields (blob keys, org id) and credentials never leave the service. */
+export const jobView = (doc: Doc) => ({
+  job_id: doc.job_id,
+  status: doc.status,
+  job_type: doc.job_type,
+  target_url: doc.target_url,
+  tags: doc.tags,
+  idempotency_token: doc.idempotency_token,
+  credit_weight: doc.credit_weight,
+  attempts: doc.attempts,
+  failure_reason: doc.failure_reason,
+  failure_message: doc.failure_message,
+  created_at: doc.created_at,
+  started_at: doc.started_at,
+  finished_at: doc.finished_at,
+  artifacts: ((doc.artifacts as ArtifactDoc[]) ?? []).map((a) => ({
+    artifact_id: a.artifact_id, artifact_type: a.artifact_type, content_type: a.content_type, size: a.size, sha256: a.sha256, created_at: a.created_at,
+  })),
+  manifest: doc.manifest,
+})
+
+export const JobViewSchema = {
+  $id: 'Job',
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    job_id: { type: 'string', format: 'uuid' },
+    status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'], description: '`queued` until a fetcher takes the job, `running` while it fetches, then `succeeded` or `failed`.' },
+    job_type: { type: 'string', enum: ['light', 'standard', 'stealth'] },
+    target_url: { type: 'string' },
+    tags: { type: 'array', items: { type: 'string' } },
+    idempotency_token: { type: ['string', 'null'] },
+    credit_weight: { type: 'integer', description: 'Credits the job costs when it succeeds: light 1, standard 5, stealth 30.' },
+    attempts: { type: 'integer', description: 'How many times a fetcher started the job (more than 1 after a worker restart).' },
+    failure_reason: { type: ['string', 'null'], description: 'On failed jobs: `timeout`, `navigation_timeout`, `stealth_blocked`, `browser_crashed`, `egress_denied`, `unsafe_redirect`, `too_many_redirects`, `network_error`, `upstream_error` (target answered 5xx), `response_too_large`, `engine_error`, `engine_unavailable`.' },
+    failure_message: { type: ['string', 'null'] },
+    created_at: { type: 'string', format: 'date-time' },
+    started_at: { type: ['string', 'null'], format: 'date-time' },
+    finished_at: { type: ['string', 'null'], format: 'date-time' },
+    artifacts: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          artifact_id: { type: 'string' },
+          artifact_type: { type: 'string', enum: ['html', 'response_body', 'screenshot', 'har', 'reader', 'links', 'text', 'page_metadata', 'console', 'json'] },
+          content_type: { type: 'string' },
+          size: { type: 'integer' },
+          sha256: { type: 'string', description: 'Hex SHA-256 of the bytes, computed when the artifact was stored.' },
+          created_at: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+    manifest: {
+      type: ['object', 'null'],
+      additionalProperties: true,
+      description: 'What the engine observed: `http_status`, `response_headers`, `final_url`, `redirects`, `timing` (started_at, finished_at, duration_ms, ttfb_ms), `attempts`, `engine` and `egress` (`mode`: `managed`, or `custom` with `proxy_host`; never credentials).',
+    },
+  },
+} as const

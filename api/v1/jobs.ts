@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import { Effect, Schedule } from 'effect'
+import { submitJob } from '../../commands/jobs.js'
+import { NotFound, StateConflict, ValidationFailed } from '../../domain/errors.js'
+import { validateJobSpec } from '../../domain/job/spec.js'
+import { getJob, listJobs } from '../../projections/job-queries.js'
+import { BlobStore } from '../../infra/ports/blob-store.js'
+import { principalOf, requireApiKey } from '../auth.js'
+import type { ApiContext } from '../context.js'
+import { jobView } from './job-view.js'
+
+const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, { $ref: 'ErrorBody#' }]))
+const security = [{ apiKey: [] }]
+const isTimeZone = (zone: string) => {
+  try { new Intl.DateTimeFormat('en-US', { timeZone: zone }); return true } catch { return false }
+}
+
+/** Submission answers from the read model, so a GET right after it sees the job; the projection is usually there in a millisecond. */
+const waitForJob = (orgId: string, jobId: string) =>
+  getJob(orgId, jobId).pipe(Effect.retry({ schedule: Schedule.spaced('5 millis'), times: 600, while: (e) => e._tag === 'NotFound' }))
+
+export const jobRoutes = async (app: FastifyInstance, ctx: ApiContext) => {
+  app.post('/v1/jobs', {
+    preHandler: requireApiKey(ctx, 'jobs.create'),
+    schema: {
+      tags: ['jobs'], summary: 'Submit a job', security,
+      description: 'Creates a job that fetches one URL. Answers 202 with the queued job; with an `idempotency_token` already used by the organization, answers 200 with the original job and `Idempotent-Replayed: true`. A body that is not JSON answers 400 `malformed_body`; invalid fields answer 422 `validation_failed` listing every failing field.',
+      body: { $ref: 'JobRequest#' },
+      response: { 200: { $ref: 'Job#' }, 202: { $ref: 'Job#' }, ...errors(400, 401, 403, 422, 429) },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request)
+    const checked = validateJobSpec(request.body, { allowlist: ctx.settings.ssrfAllowlist, isTimeZone })
+    if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
+    const requestId = randomUUID()
+    const result = await ctx.run(submitJob({
+      org_id: principal.org_id, api_key_id: principal.key_id, spec: checked.spec,
+      metadata: { correlation_id: requestId, causation_id: null, actor: `api_key:${principal.key_id}` },
+    }))
+    const doc = await ctx.run(waitForJob(principal.org_id, result.job_id))
+    if (!result.created) reply.header('Idempotent-Replayed', 'true')
+    return reply.code(result.created ? 202 : 200).send(jobView(doc))
+  })
+
+  app.get('/v1/jobs', {
+    preHandler: requireApiKey(ctx, 'jobs.read'),
+    schema: {
+      tags: ['jobs'], summary: 'List jobs', security,
+      description: 'Newest first. Filter by `tag`, `status` and `job_type`.',
+      querystring: {
+        type: 'object', additionalProperties: false,
+        properties: {
+          tag: { type: 'string', maxLength: 64 },
+          status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'] },
+          job_type: { type: 'string', enum: ['light', 'standard', 'stealth'] },
+          page: { type: 'integer', minimum: 1, default: 1 },
+          per_page: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+        },
+      },
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            items: { type: 'array', items: { $ref: 'Job#' } },
+            total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' }, page_count: { type: 'integer' },
+          },
+        },
+        ...errors(401, 403, 422),
+      },
+    },
+  }, async (request) => {
+    const principal = principalOf(request)
+    const q = request.query as { tag?: string; status?: string; job_type?: string; page: number; per_page: number }
+    const { items, total } = await ctx.run(listJobs(principal.org_id, q))
+    return { items: items.map(jobView), total, page: q.page, per_page: q.per_page, page_count: Math.ceil(total / q.per_page) }
+  })
+
+  const jobIdParams = { type: 'object', required: ['job_id'], properties: { job_id: { type: 'string', maxLength: 64 } } } as const
+
+  app.get('/v1/jobs/:job_id', {
+    preHandler: requireApiKey(ctx, 'jobs.read'),
+    schema: { tags: ['jobs'], summary: 'Get a job', security, params: jobIdParams, response: { 200: { $ref: 'Job#' }, ...errors(401, 403, 404) } },
+  }, async (request) => {
+    const { job_id } = request.params as { job_id: string }
+    return jobView(await ctx.run(getJob(principalOf(request).org_id, job_id)))
+  })
+
+  app.get('/v1/jobs/:job_id/result', {
+    preHandler: requireApiKey(ctx, 'jobs.read'),
+    schema: {
+      tags: ['jobs'], summary: 'Get the result of a finished job', security, params: jobIdParams,
+      description: 'Answers 409 `result_not_ready` while the job is queued or running; then the job record with its manifest and artifacts (download each through the artifact route).',
+      response: { 200: { $ref: 'Job#' }, ...errors(401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const { job_id } = request.params as { job_id: string }
+    const doc = await ctx.run(getJob(principalOf(request).org_id, job_id))
+    if (doc.status === 'queued' || doc.status === 'running') {
+      throw new StateConflict({ code: 'result_not_ready', message: `job ${job_id} is ${doc.status}; retry shortly` })
+    }
+    return jobView(doc)
+  })
+
+  app.get('/v1/jobs/:job_id/artifacts/:artifact_id', {
+    preHandler: requireApiKey(ctx, 'jobs.read'),
+    schema: {
+      tags: ['jobs'], summary: 'Get a short-lived download URL for an artifact', security,
+      description: 'Artifacts are never public: this answers a presigned URL that expires after a few minutes (ARTIFACT_URL_TTL_SECONDS).',
+      params: { type: 'object', required: ['job_id', 'artifact_id'], properties: { job_id: { type: 'string', maxLength: 64 }, artifact_id: { type: 'string', maxLength: 64 } } },
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            artifact_id: { type: 'string' }, artifact_type: { type: 'string' }, content_type: { type: 'string' },
+            size: { type: 'integer' }, sha256: { type: 'string' }, url: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' },
+          },
+        },
+        ...errors(401, 403, 404),
+      },
+    },
+  }, async (request) => {
+    const { job_id, artifact_id } = request.params as { job_id: string; artifact_id: string }
+    const doc = await ctx.run(getJob(principalOf(request).org_id, job_id))
+    const artifact = (doc.artifacts as { artifact_id: string; artifact_type: string; content_type: string; size: number; sha256: string; blob_key: string }[])
+      .find((a) => a.artifact_id === artifact_id)
+    if (!artifact) throw new NotFound({ resource: 'artifact', id: artifact_id })
+    const extension = artifact.content_type.includes('html') ? 'html' : artifact.content_type.includes('json') ? 'json' : artifact.content_type.includes('png') ? 'png' : 'bin'
+    const signed = await ctx.run(Effect.flatMap(BlobStore, (blobs) => blobs.signedUrl(artifact.blob_key, ctx.settings.artifactUrlTtlSeconds, `${artifact.artifact_type}-${artifact_id}.${extension}`)))
+    return {
+      artifact_id, artifact_type: artifact.artifact_type, content_type: artifact.content_type, size: artifact.size, sha256: artifact.sha256, ...signed,
+    }
+  })
+}

@@ -1,0 +1,63 @@
+import { createHash, randomUUID } from 'node:crypto'
+import { Effect, Either } from 'effect'
+import { fold, type Decider } from '../domain/decider.js'
+import { decodeEvent, encodeEvent, type DomainEvent } from '../domain/events.js'
+import { EventStore, type EventMetadata, WrongExpectedRevision, StoreUnavailable } from '../infra/ports/event-store.js'
+
+export interface CommandContext {
+  readonly org_id: string
+  readonly metadata: EventMetadata
+  /**
+   * When set, event ids derive from it, so a retried reaction to the same cause appends nothing new
+   * (the store treats a known event id as already appended).
+   */
+  readonly idSeed?: string
+}
+
+export interface Handled<E> {
+  readonly events: readonly E[]
+  readonly revision: number
+  readonly position: number
+}
+
+const MAX_CONFLICT_RETRIES = 8
+
+/** Load the stream, fold, decide, append with the expected revision; retry when another writer got there first. */
+export const handle = <C, E extends DomainEvent, S, Err>(
+  decider: Decider<C, E, S, Err>,
+  stream: string,
+  command: C,
+  ctx: CommandContext,
+): Effect.Effect<Handled<E>, Err | WrongExpectedRevision | StoreUnavailable, EventStore> =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    for (let attempt = 1; ; attempt++) {
+      const history = yield* store.readStream(stream)
+      const state = fold(decider, history.map((r) => decodeEvent(r.type, r.data) as E))
+      const decided = decider.decide(command, state)
+      if (Either.isLeft(decided)) return yield* Effect.fail(decided.left)
+      const events = decided.right
+      const last = history[history.length - 1]
+      if (events.length === 0) return { events, revision: last?.revision ?? -1, position: last?.position ?? 0 }
+      const now = new Date().toISOString()
+      const newEvents = events.map((event, i) => {
+        const { type, data } = encodeEvent(event)
+        return {
+          event_id: ctx.idSeed ? deterministicId(`${ctx.idSeed}:${stream}:${i}`) : randomUUID(),
+          type, data, org_id: ctx.org_id, occurred_at: now, metadata: ctx.metadata,
+        }
+      })
+      const result = yield* store.append(stream, newEvents, last ? last.revision : 'no_stream').pipe(
+        Effect.catchTag('WrongExpectedRevision', (conflict) =>
+          attempt < MAX_CONFLICT_RETRIES ? Effect.succeed(null) : Effect.fail(conflict)),
+      )
+      if (result === null) continue
+      return { events, revision: result.revision, position: result.position }
+    }
+  })
+
+/** A UUID-shaped id derived from a seed (name-based, like UUID v5). */
+export const deterministicId = (seed: string): string => {
+  const h = createHash('sha256').update(seed).digest('hex')
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)}${h.slice(18, 20)}-${h.slice(20, 32)}`
+}

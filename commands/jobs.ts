@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto'
+import { Effect } from 'effect'
+import { jobStream } from '../domain/events.js'
+import { jobDecider, type JobCommand } from '../domain/job/decider.js'
+import type { JobSpec } from '../domain/job/spec.js'
+import { fold } from '../domain/decider.js'
+import { decodeEvent } from '../domain/events.js'
+import type { JobEvent } from '../domain/job/events.js'
+import { EventStore, type EventMetadata } from '../infra/ports/event-store.js'
+import { deterministicId, handle, type CommandContext } from './handle.js'
+
+export interface SubmitJob {
+  readonly org_id: string
+  readonly api_key_id: string | null
+  readonly spec: JobSpec
+  readonly metadata: EventMetadata
+}
+
+/**
+ * With an idempotency token the job id is derived from (organization, token), so concurrent submissions
+ * race for the same stream and exactly one JobRequested is appended; the others read the original back.
+ */
+export const submitJob = (input: SubmitJob) =>
+  Effect.gen(function* () {
+    const jobId = input.spec.idempotency_token !== undefined
+      ? deterministicId(`idempotency:${input.org_id}:${input.spec.idempotency_token}`)
+      : randomUUID()
+    const command: JobCommand = {
+      _tag: 'RequestJob', job_id: jobId, org_id: input.org_id, api_key_id: input.api_key_id, spec: input.spec, now: new Date().toISOString(),
+    }
+    const ctx: CommandContext = { org_id: input.org_id, metadata: input.metadata }
+    return yield* handle(jobDecider, jobStream(jobId), command, ctx).pipe(
+      Effect.as({ job_id: jobId, created: true }),
+      Effect.catchTag('StateConflict', (e) =>
+        e.code === 'job_exists' && input.spec.idempotency_token !== undefined
+          ? Effect.succeed({ job_id: jobId, created: false })
+          : Effect.fail(e)),
+    )
+  })
+
+export const loadJob = (jobId: string) =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    const history = yield* store.readStream(jobStream(jobId))
+    return { state: fold(jobDecider, history.map((r) => decodeEvent(r.type, r.data) as JobEvent)), revision: history.length - 1 }
+  })
+
+/** Commands issued by processors on behalf of the system. */
+export const runJobCommand = (command: JobCommand, orgId: string, ctx: Omit<CommandContext, 'org_id'>) =>
+  handle(jobDecider, jobStream(command.job_id), command, { ...ctx, org_id: orgId })

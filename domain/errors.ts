@@ -1,0 +1,37 @@
+import { Data } from 'effect'
+
+/** One failing field of a request: `field` is a dotted path, `code` a stable machine-readable code. */
+export interface FieldError {
+  readonly field: string
+  readonly code: string
+  readonly message: string
+}
+
+export const fieldError = (field: string, code: string, message: string): FieldError => ({ field, code, message })
+
+/** A request that fails validation: answered 422, changes nothing. */
+export class ValidationFailed extends Data.TaggedError('ValidationFailed')<{ readonly errors: readonly FieldError[] }> {}
+
+/** A resource that does not exist for the caller (also another organization's resource). */
+export class NotFound extends Data.TaggedError('NotFound')<{ readonly resource: string; readonly id: string }> {}
+
+/** A request that is valid but conflicts with the current state (answered 409). */
+export class StateConflict extends Data.TaggedError('StateConflict')<{ readonly code: string; readonly message: string }> {}
+
+/** The caller is authenticated but not allowed (answered 403). */
+export class Forbidden extends Data.TaggedError('Forbidden')<{ readonly code: string; readonly message: string }> {}
+
+/** Missing or invalid credentials (answered 401). */
+export class Unauthenticated extends Data.TaggedError('Unauthenticated')<{ readonly code: string; readonly message: string }> {}
+
+/** A limit was exceeded (answered 429 with rate-limit headers). */
+export class LimitExceeded extends Data.TaggedError('LimitExceeded')<{
+  readonly code: string
+  readonly message: string
+  readonly limit: number
+  readonly remaining: number
+  readonly resetAt: number
+  readonly retryAfterSeconds: number
+}> {}
+
+export type DomainError = ValidationFailed | NotFound | StateConflict | Forbidden | Unauthenticated | LimitExceeded

@@ -1,0 +1,325 @@
+/**
+ * Extraction hooks (SPEC 2.2): their shape, their validation rules and error codes, and the shape of
+ * their results. Pure: syntax checks use parsing libraries only (cheerio's selector engine, xpath,
+ * jsonpath-plus, safe-regex2), so what passes here is exactly what the runtime accepts.
+ */
+import { load, type CheerioAPI } from 'cheerio'
+import xpathLib from 'xpath'
+import { JSONPath } from 'jsonpath-plus'
+import safeRegex from 'safe-regex2'
+import { fieldError, type FieldError } from './errors.js'
+
+export const HOOK_TYPES = ['css', 'xpath', 'regex', 'jsonpath', 'records'] as const
+export type HookType = (typeof HOOK_TYPES)[number]
+
+/** Transforms a record field may list, applied in order. Shared by validation, runtime and docs. */
+export const TRANSFORMS = ['number', 'integer', 'trim', 'lowercase', 'uppercase', 'boolean', 'url', 'date', 'html_text'] as const
+export type TransformName = (typeof TRANSFORMS)[number]
+
+export const MAX_HOOKS = 25
+export const DEFAULT_MAX_RESULTS = 50
+export const MAX_MAX_RESULTS = 1000
+/** Longest selector, path or pattern accepted: keeps compile and match costs bounded. */
+export const MAX_EXPRESSION_LENGTH = 2000
+/** Flags every hook pattern is compiled with (plus `g` for iteration at run time). */
+export const REGEX_FLAGS = ''
+/** Prefixes always usable in XPath (SVG and MathML keep their own namespaces in HTML); XML pages add theirs. */
+export const XPATH_NAMESPACES: Readonly<Record<string, string>> = {
+  html: 'http://www.w3.org/1999/xhtml',
+  xhtml: 'http://www.w3.org/1999/xhtml',
+  svg: 'http://www.w3.org/2000/svg',
+  xlink: 'http://www.w3.org/1999/xlink',
+  math: 'http://www.w3.org/1998/Math/MathML',
+  xml: 'http://www.w3.org/XML/1998/namespace',
+  xmlns: 'http://www.w3.org/2000/xmlns/',
+}
+
+export interface RecordField {
+  readonly selector: string
+  readonly attribute?: string
+  readonly transform?: readonly TransformName[]
+  readonly required?: boolean
+  readonly default?: unknown
+}
+
+export interface ExtractionHook {
+  readonly hook_id: string
+  readonly type: HookType
+  readonly selector?: string
+  readonly attribute?: string
+  readonly path?: string
+  readonly pattern?: string
+  readonly group?: number
+  readonly all_matches: boolean
+  readonly max_results: number
+  readonly container?: string
+  readonly fields?: Readonly<Record<string, RecordField>>
+}
+
+export interface ExtractionSpec {
+  readonly hooks: readonly ExtractionHook[]
+}
+
+/**
+ * ok: the hook matched; no_match: nothing matched (never fails the job);
+ * error: the hook itself failed (time budget exceeded, body not JSON, page not HTML...), see `error`.
+ */
+export type HookStatus = 'ok' | 'no_match' | 'error'
+
+export interface HookResult {
+  readonly hook_id: string
+  readonly type: HookType
+  readonly status: HookStatus
+  /** One value (or null) unless all_matches; a list for all_matches and for records. */
+  readonly result: unknown
+  /** More matches existed than max_results let through. */
+  readonly truncated: boolean
+  readonly total_matched: number
+  /** Records dropped because a required field was missing (records hooks only, else 0). */
+  readonly skipped_records: number
+  readonly error?: string
+}
+
+export interface ExtractionResult {
+  readonly hooks: readonly HookResult[]
+}
+
+type Obj = Record<string, unknown>
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '')
+// An HTML attribute name: no whitespace, quotes, `>`, `/` or `=`.
+const ATTRIBUTE_NAME = /^[^\s"'>/=\u0000-\u001f]{1,256}$/
+
+/** Validate `extraction` from a job request; collects every error, fills defaults. */
+export function validateExtraction(input: unknown): { value?: ExtractionSpec; errors: FieldError[] } {
+  const errors: FieldError[] = []
+  if (!isObject(input)) return { errors: [fieldError('extraction', 'invalid_extraction', 'extraction must be an object with hooks')] }
+  if (!Array.isArray(input.hooks)) {
+    return { errors: [fieldError('extraction.hooks', 'invalid_extraction', 'extraction.hooks must be an array')] }
+  }
+  if (input.hooks.length > MAX_HOOKS) {
+    errors.push(fieldError('extraction.hooks', 'too_many_hooks', `at most ${MAX_HOOKS} hooks per job`))
+  }
+  const seen = new Set<string>()
+  const hooks: ExtractionHook[] = []
+  input.hooks.forEach((raw, i) => {
+    const hook = validateHook(errors, `extraction.hooks[${i}]`, raw, seen)
+    if (hook) hooks.push(hook)
+  })
+  return errors.length > 0 ? { errors } : { value: { hooks }, errors }
+}
+
+function validateHook(errors: FieldError[], at: string, raw: unknown, seen: Set<string>): ExtractionHook | undefined {
+  if (!isObject(raw)) {
+    errors.push(fieldError(at, 'invalid_hook', 'a hook must be an object'))
+    return undefined
+  }
+  const before = errors.length
+  const err = (field: string, code: string, message: string) => errors.push(fieldError(`${at}.${field}`, code, message))
+
+  if (typeof raw.hook_id !== 'string' || raw.hook_id.trim() === '') err('hook_id', 'missing_hook_id', 'hook_id is required')
+  else if (seen.has(raw.hook_id)) err('hook_id', 'duplicate_hook_id', `hook_id "${raw.hook_id}" is used twice`)
+  else seen.add(raw.hook_id)
+
+  const type = raw.type as HookType
+  if (!(HOOK_TYPES as readonly unknown[]).includes(type)) err('type', 'invalid_hook_type', `type must be one of ${HOOK_TYPES.join(', ')}`)
+
+  const maxResults = raw.max_results ?? DEFAULT_MAX_RESULTS
+  if (!Number.isInteger(maxResults) || (maxResults as number) < 1 || (maxResults as number) > MAX_MAX_RESULTS) {
+    err('max_results', 'invalid_max_results', `max_results must be an integer from 1 to ${MAX_MAX_RESULTS}`)
+  }
+  const allMatches = raw.all_matches ?? false
+  if (typeof allMatches !== 'boolean') err('all_matches', 'invalid_all_matches', 'all_matches must be a boolean')
+
+  const hook: Record<string, unknown> = { hook_id: raw.hook_id, type, all_matches: allMatches, max_results: maxResults }
+  if (type === 'css') {
+    hook.selector = checkSelector(err, 'selector', raw.selector, 'missing_selector', 'invalid_selector')
+    hook.attribute = checkAttribute(err, 'attribute', raw.attribute)
+  } else if (type === 'xpath' || type === 'jsonpath') {
+    if (isBlank(raw.path)) err('path', 'missing_path', `path is required for ${type} hooks`)
+    else if (typeof raw.path !== 'string' || raw.path.length > MAX_EXPRESSION_LENGTH) {
+      err('path', type === 'xpath' ? 'invalid_xpath' : 'invalid_path', `path must be a string of at most ${MAX_EXPRESSION_LENGTH} characters`)
+    } else {
+      const problem = type === 'xpath' ? xpathProblem(raw.path) : jsonPathProblem(raw.path)
+      if (problem) err('path', type === 'xpath' ? 'invalid_xpath' : 'invalid_path', problem)
+      hook.path = raw.path
+    }
+  } else if (type === 'regex') {
+    Object.assign(hook, checkRegex(err, raw.pattern, raw.group))
+  } else if (type === 'records') {
+    hook.container = checkSelector(err, 'container', raw.container, 'missing_container', 'invalid_selector')
+    hook.fields = checkFields(err, raw.fields)
+  }
+  if (errors.length > before) return undefined
+  for (const key of Object.keys(hook)) if (hook[key] === undefined) delete hook[key]
+  return hook as unknown as ExtractionHook
+}
+
+type Err = (field: string, code: string, message: string) => void
+
+function checkSelector(err: Err, field: string, value: unknown, missing: string, invalid: string): string | undefined {
+  if (isBlank(value)) {
+    err(field, missing, `${field} is required`)
+    return undefined
+  }
+  if (typeof value !== 'string' || value.length > MAX_EXPRESSION_LENGTH) {
+    err(field, invalid, `${field} must be a CSS selector of at most ${MAX_EXPRESSION_LENGTH} characters`)
+    return undefined
+  }
+  const problem = cssProblem(value)
+  if (problem) err(field, invalid, `${field} is not a valid CSS selector: ${problem}`)
+  return value
+}
+
+function checkAttribute(err: Err, field: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string' || !ATTRIBUTE_NAME.test(value)) {
+    err(field, 'invalid_attribute', 'attribute must be an HTML attribute name')
+    return undefined
+  }
+  return value
+}
+
+function checkRegex(err: Err, pattern: unknown, group: unknown): { pattern?: string; group?: number } {
+  let groups: number | undefined
+  if (isBlank(pattern)) err('pattern', 'missing_pattern', 'pattern is required for regex hooks')
+  else if (typeof pattern !== 'string' || pattern.length > MAX_EXPRESSION_LENGTH) {
+    err('pattern', 'invalid_pattern', `pattern must be a string of at most ${MAX_EXPRESSION_LENGTH} characters`)
+  } else {
+    const problem = regexProblem(pattern)
+    if (problem) err('pattern', 'invalid_pattern', problem)
+    else groups = groupCount(pattern)
+  }
+  const g = group ?? 0
+  if (!Number.isInteger(g) || (g as number) < 0 || (groups !== undefined && (g as number) > groups)) {
+    err('group', 'invalid_group', `group must be an integer from 0 to ${groups ?? 'the number of groups in the pattern'}`)
+  }
+  return { pattern: pattern as string, group: g as number }
+}
+
+function checkFields(err: Err, fields: unknown): Record<string, RecordField> | undefined {
+  if (!isObject(fields) || Object.keys(fields).length === 0) {
+    err('fields', 'missing_fields', 'records hooks need fields: a map of field name to {selector, ...}')
+    return undefined
+  }
+  const out: Record<string, RecordField> = {}
+  for (const [name, raw] of Object.entries(fields)) {
+    const at = `fields.${name}`
+    if (!isObject(raw)) {
+      err(at, 'invalid_field_selector', 'a field must be an object with a selector')
+      continue
+    }
+    const selector = checkSelector(err, `${at}.selector`, raw.selector, 'invalid_field_selector', 'invalid_field_selector')
+    const field: { -readonly [K in keyof RecordField]: RecordField[K] } = { selector: selector ?? '' }
+    const attribute = checkAttribute(err, `${at}.attribute`, raw.attribute)
+    if (attribute !== undefined) field.attribute = attribute
+    if (raw.transform !== undefined) {
+      const list = raw.transform
+      const bad = !Array.isArray(list) ? [String(list)] : list.filter((t) => !(TRANSFORMS as readonly unknown[]).includes(t))
+      if (bad.length > 0) err(`${at}.transform`, 'invalid_transform', `unknown transform ${bad.map(String).join(', ')}; known: ${TRANSFORMS.join(', ')}`)
+      else field.transform = list as TransformName[]
+    }
+    if (raw.required !== undefined) {
+      if (typeof raw.required !== 'boolean') err(`${at}.required`, 'invalid_required', 'required must be a boolean')
+      else field.required = raw.required
+    }
+    if (raw.default !== undefined) field.default = raw.default
+    out[name] = field
+  }
+  return out
+}
+
+// ---- syntax checks (each returns a short problem, or undefined when fine) ----
+
+let probeDoc: CheerioAPI | undefined
+/** Compile the selector with the same engine the runtime uses (cheerio-select), so unknown pseudos fail here. */
+export function cssProblem(selector: string): string | undefined {
+  probeDoc ??= load('<div><p></p></div>')
+  try {
+    probeDoc.root().find(selector)
+    return undefined
+  } catch (e) {
+    return (e as Error).message
+  }
+}
+
+// The parser and AST classes exist at run time but are missing from xpath's typings.
+interface XPathInternals {
+  parse(expression: string): { expression: unknown }
+  FunctionResolver: new () => { functions: Record<string, unknown> }
+  VariableReference: abstract new (...args: never[]) => object
+}
+const xpath = xpathLib as unknown as XPathInternals
+const XPATH_FUNCTIONS = new Set(Object.keys(new xpath.FunctionResolver().functions).map((k) => k.replace(/^\{\}/, '')))
+
+/**
+ * Parse, then walk the expression: unknown functions and variables only fail at run time otherwise.
+ * Namespace prefixes are not checked: XML pages (feeds, sitemaps) declare their own.
+ */
+export function xpathProblem(path: string): string | undefined {
+  let parsed: { expression: unknown }
+  try {
+    parsed = xpath.parse(path)
+  } catch (e) {
+    return `XPath does not parse: ${(e as Error).message}`
+  }
+  const stack: unknown[] = [parsed.expression]
+  const visited = new Set<unknown>()
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (typeof node !== 'object' || node === null || visited.has(node)) continue
+    visited.add(node)
+    if (node instanceof xpath.VariableReference) return 'XPath variables are not supported'
+    const n = node as Record<string, unknown>
+    if (typeof n.functionName === 'string' && !XPATH_FUNCTIONS.has(n.functionName)) return `unknown XPath function ${n.functionName}()`
+    for (const value of Object.values(n)) stack.push(value)
+  }
+  return undefined
+}
+
+/** jsonpath-plus accepts unbalanced paths silently, so check brackets first, then try the path and its filters. */
+export function jsonPathProblem(path: string): string | undefined {
+  if (!path.startsWith('$')) return 'JSONPath must start with $'
+  const closers: string[] = []
+  const pairs: Record<string, string> = { '[': ']', '(': ')' }
+  let quote = ''
+  for (let i = 0; i < path.length; i++) {
+    const c = path[i]
+    if (quote) {
+      if (c === '\\') i++
+      else if (c === quote) quote = ''
+    } else if (c === "'" || c === '"') quote = c
+    else if (c in pairs) closers.push(pairs[c])
+    else if ((c === ']' || c === ')') && closers.pop() !== c) return `unbalanced "${c}" at character ${i}`
+  }
+  if (quote) return 'unterminated string'
+  if (closers.length > 0) return `missing "${closers[closers.length - 1]}"`
+  // Filters only run on nodes, so probe each script against one empty object to surface syntax errors.
+  const scripts = [...path.matchAll(/\[\?\((.*?)\)\]/g)].map((m) => `$[?(${m[1]})]`)
+  for (const probe of [path, ...scripts]) {
+    try {
+      JSONPath({ path: probe, json: [{}], wrap: true, eval: 'safe', ignoreEvalErrors: false })
+    } catch (e) {
+      const message = (e as Error).message
+      // "jsonPath: Cannot read properties..." is a data-dependent failure, not a broken path.
+      if (!message.startsWith('jsonPath:') || /is not defined|Unexpected/.test(message)) return `JSONPath is invalid: ${message}`
+    }
+  }
+  return undefined
+}
+
+/** A pattern must compile and must not be catastrophic (exponential backtracking) per safe-regex2. */
+export function regexProblem(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern, REGEX_FLAGS)
+  } catch (e) {
+    return `pattern does not compile: ${(e as Error).message}`
+  }
+  if (!safeRegex(pattern)) return 'pattern may backtrack catastrophically (nested or ambiguous repetition)'
+  return undefined
+}
+
+/** Number of capture groups: an alternative that matches the empty string exposes them all. */
+export function groupCount(pattern: string): number {
+  return (new RegExp(`${pattern}|`, REGEX_FLAGS).exec('') ?? []).length - 1
+}

@@ -1,0 +1,55 @@
+import { Schema } from 'effect'
+import type { JobSpec } from './spec.js'
+
+/** The spec is validated by validateJobSpec before it is recorded; the event stores it verbatim. */
+const JobSpecField = Schema.Unknown as unknown as Schema.Schema<JobSpec>
+
+export const ArtifactRecord = Schema.Struct({
+  artifact_id: Schema.String,
+  artifact_type: Schema.String,
+  content_type: Schema.String,
+  size: Schema.Number,
+  sha256: Schema.String,
+  blob_key: Schema.String,
+  created_at: Schema.String,
+})
+export type ArtifactRecord = typeof ArtifactRecord.Type
+
+/** What the engine observed; always present on a finished job that reached the target. */
+export const Manifest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export type Manifest = typeof Manifest.Type
+
+export class JobRequested extends Schema.TaggedClass<JobRequested>()('JobRequested', {
+  job_id: Schema.String,
+  org_id: Schema.String,
+  api_key_id: Schema.NullOr(Schema.String),
+  spec: JobSpecField,
+  credit_weight: Schema.Number,
+  requested_at: Schema.String,
+}) {}
+
+export class JobStarted extends Schema.TaggedClass<JobStarted>()('JobStarted', {
+  job_id: Schema.String,
+  attempt: Schema.Number,
+  worker_id: Schema.String,
+  started_at: Schema.String,
+}) {}
+
+export class JobSucceeded extends Schema.TaggedClass<JobSucceeded>()('JobSucceeded', {
+  job_id: Schema.String,
+  manifest: Manifest,
+  artifacts: Schema.Array(ArtifactRecord),
+  finished_at: Schema.String,
+}) {}
+
+export class JobFailed extends Schema.TaggedClass<JobFailed>()('JobFailed', {
+  job_id: Schema.String,
+  failure_reason: Schema.String,
+  message: Schema.String,
+  manifest: Schema.optional(Manifest),
+  artifacts: Schema.optional(Schema.Array(ArtifactRecord)),
+  finished_at: Schema.String,
+}) {}
+
+export const JobEvent = Schema.Union(JobRequested, JobStarted, JobSucceeded, JobFailed)
+export type JobEvent = typeof JobEvent.Type

@@ -1,0 +1,39 @@
+import { Schema } from 'effect'
+
+export const KeyLimits = Schema.Struct({
+  rate_limit_rpm: Schema.Number,
+  daily_quota: Schema.Number,
+  max_concurrent_jobs: Schema.NullOr(Schema.Number),
+  enforcement_mode: Schema.Literal('block', 'observe'),
+  ip_allowlist: Schema.Array(Schema.String),
+})
+export type KeyLimits = typeof KeyLimits.Type
+
+export class OrgCreated extends Schema.TaggedClass<OrgCreated>()('OrgCreated', {
+  org_id: Schema.String,
+  name: Schema.String,
+  plan: Schema.String,
+  created_at: Schema.String,
+}) {}
+
+/** Only the SHA-256 of the secret is recorded; the secret itself is shown once to its creator. */
+export class ApiKeyCreated extends Schema.TaggedClass<ApiKeyCreated>()('ApiKeyCreated', {
+  key_id: Schema.String,
+  org_id: Schema.String,
+  name: Schema.String,
+  key_hash: Schema.String,
+  key_prefix: Schema.String,
+  scopes: Schema.Array(Schema.String),
+  limits: KeyLimits,
+  expires_at: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+}) {}
+
+export class ApiKeyRevoked extends Schema.TaggedClass<ApiKeyRevoked>()('ApiKeyRevoked', {
+  key_id: Schema.String,
+  org_id: Schema.String,
+  revoked_at: Schema.String,
+}) {}
+
+export const OrgEvent = Schema.Union(OrgCreated, ApiKeyCreated, ApiKeyRevoked)
+export type OrgEvent = typeof OrgEvent.Type

@@ -1,0 +1,12 @@
+export { startEgressGateway } from './gateway.js'
+export { egressDispatcher } from './dispatcher.js'
+export { upstreamProxyUrl } from './upstream-registry.js'
+export type {
+  EgressGateway,
+  EgressGatewayOptions,
+  EgressLog,
+  EgressLogEntry,
+  ResolvedAddress,
+  Resolver,
+  UpstreamRegistration,
+} from './types.js'

@@ -1,0 +1,118 @@
+/**
+ * One page as the hooks of a job see it. Every derived form (DOM, XPath mirror, visible text,
+ * JSON) is built lazily and at most once per job, then shared by all hooks.
+ */
+import { load, type CheerioAPI } from 'cheerio'
+import { declaredPrefixes, mirror, type XDocument } from './xpath-dom.js'
+import { visibleText } from './text.js'
+import { corpus, type Corpus } from './regex-pool.js'
+
+export interface PageInput {
+  readonly url: string
+  /** Markup: the response text of an HTML/XML response, or the rendered DOM on browser tiers. */
+  readonly html?: string
+  /** The raw response text, whatever its type. */
+  readonly body?: string
+  readonly contentType?: string
+}
+
+export type JsonInput = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string }
+
+/** XML that is not XHTML: parsed as XML so RSS `<link>` or sitemap elements are not treated as HTML. */
+const isXml = (contentType: string | undefined) => !!contentType && /xml/i.test(contentType) && !/html/i.test(contentType)
+const isJsonType = (contentType: string | undefined) => !!contentType && /json/i.test(contentType)
+
+export class PageContext {
+  readonly xml: boolean
+  private $?: CheerioAPI
+  private mirrored?: XDocument
+  private text?: Corpus
+  private json?: JsonInput
+  private prefixes?: Record<string, string>
+
+  constructor(readonly page: PageInput) {
+    this.xml = isXml(page.contentType)
+  }
+
+  /** The parsed markup, or undefined when the page has none (e.g. a JSON API response). */
+  dom(): CheerioAPI | undefined {
+    if (this.page.html === undefined) return undefined
+    this.$ ??= this.xml ? load(this.page.html, { xml: true }) : load(this.page.html)
+    return this.$
+  }
+
+  xpathDocument(): XDocument | undefined {
+    const $ = this.dom()
+    if (!$) return undefined
+    this.mirrored ??= mirror($.root()[0], this.xml)
+    return this.mirrored
+  }
+
+  /** Prefixes an XML document declares, so `//dc:creator` works on feeds. */
+  xmlPrefixes(): Record<string, string> {
+    const $ = this.dom()
+    this.prefixes ??= this.xml && $ ? declaredPrefixes($.root()[0]) : {}
+    return this.prefixes
+  }
+
+  /** What regex hooks search: the visible text of markup, else the raw body. */
+  corpus(): Corpus {
+    if (this.text === undefined) {
+      const $ = this.dom()
+      this.text = corpus($ ? visibleText($.root()[0], this.xml) : (this.page.body ?? ''))
+    }
+    return this.text
+  }
+
+  /** What JSONPath hooks query: a JSON body, or for HTML pages the list of parsed JSON-LD blocks. */
+  jsonInput(): JsonInput {
+    this.json ??= this.readJson()
+    return this.json
+  }
+
+  private readJson(): JsonInput {
+    const { body, html, contentType } = this.page
+    const text = body ?? html ?? ''
+    if (isJsonType(contentType) || html === undefined) return parseJson(text)
+    // Untyped responses reach us as markup; take them as JSON when they parse as JSON.
+    if (!contentType && /^\s*[[{]/.test(text)) {
+      const json = parseJson(text)
+      if (json.ok) return json
+    }
+    const $ = this.dom()
+    if (!$ || this.xml) return { ok: false, error: 'page has neither a JSON body nor JSON-LD' }
+    const blocks: unknown[] = []
+    $('script[type="application/ld+json" i]').each((_, el) => {
+      const block = parseLenient($(el).text())
+      if (block !== undefined) blocks.push(block)
+    })
+    return { ok: true, value: blocks }
+  }
+}
+
+function parseJson(text: string): JsonInput {
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch {
+    return { ok: false, error: 'response body is not valid JSON' }
+  }
+}
+
+/** JSON-LD in the wild: HTML comment or CDATA wrappers, raw newlines in strings, trailing commas. */
+function parseLenient(raw: string): unknown {
+  const attempts = [
+    (s: string) => s,
+    (s: string) => s.replace(/^\s*(<!--|<!\[CDATA\[)/, '').replace(/(-->|\]\]>)\s*$/, '').replace(/[\r\n\t]+/g, ' '),
+    (s: string) => s.replace(/,(\s*[}\]])/g, '$1'),
+  ]
+  let text = raw
+  for (const fix of attempts) {
+    text = fix(text)
+    try {
+      return JSON.parse(text)
+    } catch {
+      // try the next repair
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,151 @@
+import { Impit, type ImpitResponse } from 'impit'
+import { checkTargetUrl, type Allowlist } from '../../domain/address-policy.js'
+import type { HttpMethod, JobSpec } from '../../domain/job/spec.js'
+import { failure, type Engine, type EngineOutcome } from '../engine.js'
+import { commonArtifacts, isHtml } from '../page-artifacts.js'
+
+/** What the light tier presents to targets: Chrome's TLS ClientHello, HTTP/2 settings and header order (impit). */
+export const IMPERSONATED_BROWSER = 'chrome'
+const MAX_BODY_BYTES = 25 * 1024 * 1024
+const EGRESS_DENIED_HEADER = 'x-egress-denied'
+
+export interface LightEngineOptions {
+  /** The egress gateway every request is sent through. */
+  readonly proxyUrl: string
+  readonly allowlist: Allowlist
+}
+
+interface Hop { readonly url: string; readonly status: number; readonly location: string }
+
+class JobFailure extends Error {
+  constructor(readonly reason: string, message: string) { super(message) }
+}
+
+const redirectMethod = (status: number, method: HttpMethod): HttpMethod =>
+  status === 303 || ((status === 301 || status === 302) && method === 'POST') ? 'GET' : method
+
+const headersOf = (response: ImpitResponse): Record<string, string> => {
+  const out: Record<string, string> = {}
+  response.headers.forEach((value, name) => { out[name] = name in out ? `${out[name]}, ${value}` : value })
+  return out
+}
+
+const readBody = async (response: ImpitResponse): Promise<Uint8Array> => {
+  const declared = Number(response.headers.get('content-length') ?? '0')
+  if (declared > MAX_BODY_BYTES) throw new JobFailure('response_too_large', `response body is larger than ${MAX_BODY_BYTES} bytes`)
+  const bytes = await response.bytes()
+  if (bytes.byteLength > MAX_BODY_BYTES) throw new JobFailure('response_too_large', `response body is larger than ${MAX_BODY_BYTES} bytes`)
+  return bytes
+}
+
+const classifyError = (error: unknown, timedOut: boolean): JobFailure => {
+  if (error instanceof JobFailure) return error
+  if (timedOut) return new JobFailure('timeout', 'the target did not answer within timeout_ms')
+  const name = (error as Error)?.constructor?.name ?? ''
+  const message = (error as Error)?.message ?? String(error)
+  if (/Timeout/i.test(name) || /timed? ?out/i.test(message)) return new JobFailure('timeout', 'the target did not answer within timeout_ms')
+  if (/Proxy/i.test(name) || /403|egress/i.test(message)) return new JobFailure('egress_denied', 'the egress gateway refused the connection (SSRF policy)')
+  return new JobFailure('network_error', `could not reach the target: ${message.slice(0, 300)}`)
+}
+
+/** The light tier: one HTTP exchange (plus redirects and retries) with TLS impersonation, all through the egress gateway. */
+export const makeLightEngine = (options: LightEngineOptions): Engine => {
+  const run = async (spec: JobSpec, signal: AbortSignal): Promise<EngineOutcome> => {
+    const started = Date.now()
+    const timeoutSignal = AbortSignal.timeout(spec.timeout_ms)
+    const combined = AbortSignal.any([signal, timeoutSignal])
+    // One client per job: its cookie jar and connection pool belong to this job only.
+    const client = new Impit({ browser: IMPERSONATED_BROWSER, proxyUrl: options.proxyUrl, followRedirects: false })
+    const baseHeaders = { ...(spec.headers ?? {}), ...(spec.user_agent ? { 'user-agent': spec.user_agent } : {}) }
+    const policy = spec.retry_policy
+    let attempt = 0
+    let redirects: Hop[] = []
+    const manifestBase = () => ({
+      egress: { mode: 'managed' },
+      engine: { tier: 'light', impersonate: IMPERSONATED_BROWSER },
+      attempts: attempt,
+      redirects,
+      timing: { started_at: new Date(started).toISOString(), finished_at: new Date().toISOString(), duration_ms: Date.now() - started },
+    })
+
+    try {
+      for (;;) {
+        attempt += 1
+        redirects = []
+        let url = spec.target_url
+        let method: HttpMethod = spec.method
+        let body = spec.body ?? undefined
+        let response: ImpitResponse
+        let ttfbMs: number
+        try {
+          for (;;) {
+            const sentAt = Date.now()
+            response = await client.fetch(url, {
+              method, headers: baseHeaders, ...(body !== undefined ? { body } : {}),
+              timeout: Math.max(1, spec.timeout_ms - (Date.now() - started)), signal: combined,
+            })
+            ttfbMs = Date.now() - sentAt
+            if (response.headers.get(EGRESS_DENIED_HEADER)) {
+              throw new JobFailure('egress_denied', `the egress gateway refused ${new URL(url).host}: ${response.headers.get(EGRESS_DENIED_HEADER)}`)
+            }
+            const location = response.headers.get('location')
+            if (!spec.follow_redirects || response.status < 300 || response.status > 399 || !location) break
+            if (redirects.length >= spec.max_redirects) throw new JobFailure('too_many_redirects', `more than ${spec.max_redirects} redirects`)
+            const next = new URL(location, url).href
+            const checked = checkTargetUrl(next, options.allowlist)
+            if (!checked.ok) throw new JobFailure('unsafe_redirect', `redirect to a forbidden address: ${checked.message}`)
+            redirects.push({ url, status: response.status, location: next })
+            await response.arrayBuffer().catch(() => undefined)
+            method = redirectMethod(response.status, method)
+            if (method === 'GET') body = undefined
+            url = checked.url.href
+          }
+        } catch (error) {
+          const failed = classifyError(error, timeoutSignal.aborted)
+          if (signal.aborted) throw error
+          const retryable = failed.reason === 'network_error' && attempt < policy.max_attempts && policy.retry_methods.includes(spec.method)
+          if (retryable) { await backoff(attempt, combined); continue }
+          throw failed
+        }
+        if (policy.retry_on_status.includes(response.status) && policy.retry_methods.includes(spec.method) && attempt < policy.max_attempts) {
+          await response.arrayBuffer().catch(() => undefined)
+          await backoff(attempt, combined)
+          continue
+        }
+        const bytes = await readBody(response)
+        const contentType = response.headers.get('content-type') ?? undefined
+        const html = isHtml(contentType) ? new TextDecoder().decode(bytes) : undefined
+        const manifest = {
+          ...manifestBase(),
+          http_status: response.status,
+          response_headers: headersOf(response),
+          final_url: url,
+          content_type: contentType ?? null,
+          content_length: bytes.byteLength,
+          timing: { ...manifestBase().timing, ttfb_ms: ttfbMs },
+        }
+        const artifacts = await commonArtifacts(spec, {
+          url, ...(html !== undefined ? { html } : {}), responseBody: bytes, ...(contentType ? { responseContentType: contentType } : {}),
+        })
+        if (response.status >= 500) return failure('upstream_error', `the target answered HTTP ${response.status}`, { manifest, artifacts })
+        return { ok: true, manifest, artifacts }
+      }
+    } catch (error) {
+      if (signal.aborted) throw new Error('job abandoned: shutting down')
+      const failed = classifyError(error, timeoutSignal.aborted)
+      return failure(failed.reason, failed.message, { manifest: manifestBase() })
+    }
+  }
+
+  return {
+    tier: 'light',
+    run: (request) => run(request.spec, request.signal),
+    close: async () => {},
+  }
+}
+
+const backoff = (attempt: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, Math.min(2000, 100 * 2 ** (attempt - 1)))
+    signal.addEventListener('abort', () => { clearTimeout(timer); reject(new JobFailure('timeout', 'the target did not answer within timeout_ms')) }, { once: true })
+  })

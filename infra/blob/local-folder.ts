@@ -1,0 +1,81 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { mkdir, readFile, rm, writeFile, rename } from 'node:fs/promises'
+import { dirname, join, resolve, sep } from 'node:path'
+import { Effect, Layer } from 'effect'
+import { BlobNotFound, BlobStore, type BlobStoreService } from '../ports/blob-store.js'
+import { StoreUnavailable } from '../ports/event-store.js'
+
+export interface LocalBlobOptions {
+  readonly root: string
+  /** Base of the download route served by the API, e.g. https://scrape.example.com/artifacts/download */
+  readonly downloadBase: string
+  readonly signingSecret: string
+  readonly now?: () => number
+}
+
+const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._\/-]{0,511}$/
+
+/** The signed content: the key, its expiry and the file name it downloads as. */
+const signature = (secret: string, key: string, expires: number, name: string) =>
+  createHmac('sha256', secret).update(`${key}\n${expires}\n${name}`).digest('base64url')
+
+export type VerifyResult = { ok: true } | { ok: false; reason: 'expired' | 'bad_signature' }
+
+export const verifyDownload = (secret: string, key: string, expires: number, name: string, sig: string, nowMs: number): VerifyResult => {
+  const expected = Buffer.from(signature(secret, key, expires, name))
+  const given = Buffer.from(sig)
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: 'bad_signature' }
+  if (!Number.isFinite(expires) || expires * 1000 < nowMs) return { ok: false, reason: 'expired' }
+  return { ok: true }
+}
+
+export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService & { readonly verify: (key: string, expires: number, name: string, sig: string) => VerifyResult } => {
+  const root = resolve(options.root)
+  const now = options.now ?? Date.now
+  const pathOf = (key: string) => {
+    if (!KEY_PATTERN.test(key) || key.split('/').some((part) => part === '..' || part === '.')) throw new Error(`invalid blob key: ${key}`)
+    const path = resolve(join(root, key))
+    if (!path.startsWith(root + sep)) throw new Error(`blob key escapes the root: ${key}`)
+    return path
+  }
+  const fail = (cause: unknown) => new StoreUnavailable({ cause })
+
+  return {
+    put: (key, bytes, contentType) => Effect.tryPromise({
+      try: async () => {
+        const path = pathOf(key)
+        await mkdir(dirname(path), { recursive: true })
+        // Write then rename, so a reader never sees half a file.
+        await writeFile(`${path}.tmp`, bytes)
+        await writeFile(`${path}.meta`, JSON.stringify({ contentType }))
+        await rename(`${path}.tmp`, path)
+        return { key, size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') }
+      },
+      catch: fail,
+    }),
+    get: (key) => Effect.tryPromise({
+      try: async () => {
+        const path = pathOf(key)
+        const [bytes, meta] = await Promise.all([readFile(path), readFile(`${path}.meta`, 'utf8')])
+        return { bytes: new Uint8Array(bytes), contentType: (JSON.parse(meta) as { contentType: string }).contentType }
+      },
+      catch: (e) => ((e as NodeJS.ErrnoException).code === 'ENOENT' ? new BlobNotFound({ key }) : fail(e)),
+    }),
+    delete: (key) => Effect.tryPromise({
+      try: async () => {
+        const path = pathOf(key)
+        await rm(path, { force: true })
+        await rm(`${path}.meta`, { force: true })
+      },
+      catch: fail,
+    }),
+    signedUrl: (key, ttlSeconds, downloadName) => Effect.sync(() => {
+      const expires = Math.floor(now() / 1000) + ttlSeconds
+      const query = new URLSearchParams({ key, expires: String(expires), name: downloadName, sig: signature(options.signingSecret, key, expires, downloadName) })
+      return { url: `${options.downloadBase}?${query}`, expires_at: new Date(expires * 1000).toISOString() }
+    }),
+    verify: (key, expires, name, sig) => verifyDownload(options.signingSecret, key, expires, name, sig, now()),
+  }
+}
+
+export const LocalBlobStoreLayer = (store: BlobStoreService) => Layer.succeed(BlobStore, store)

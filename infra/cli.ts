@@ -1,0 +1,50 @@
+import { Effect } from 'effect'
+import { createApiKey, createOrg } from '../commands/orgs.js'
+import { DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
+import { SCOPES } from '../domain/scopes.js'
+import { PROJECTIONS } from '../projections/index.js'
+import { loadConfig } from './config.js'
+import { makeEmbeddedAdapters } from './embedded-adapters.js'
+import { makeRuntime } from './runtime.js'
+import { replayProjections } from './replay.js'
+
+const usage = `usage:
+  cli org create --name NAME --plan free|starter|pro|business|enterprise
+  cli replay`
+
+const flag = (args: string[], name: string) => {
+  const i = args.indexOf(`--${name}`)
+  return i >= 0 ? args[i + 1] : undefined
+}
+
+const main = async (args: string[]) => {
+  const config = loadConfig(process.env)
+  const adapters = makeEmbeddedAdapters(config, (m, d) => process.stderr.write(`${m} ${d ?? ''}\n`))
+  const { run, runtime } = makeRuntime(adapters)
+  const metadata = { correlation_id: `cli-${Date.now()}`, causation_id: null, actor: 'cli' }
+  try {
+    if (args[0] === 'org' && args[1] === 'create') {
+      const name = flag(args, 'name')
+      const plan = flag(args, 'plan') ?? 'free'
+      if (!name) throw new Error('--name is required')
+      const { org_id } = await run(createOrg({ name, plan, metadata }))
+      const key = await run(createApiKey({ org_id, name: 'default', scopes: SCOPES, limits: DEFAULT_KEY_LIMITS, expires_at: null, metadata }))
+      process.stdout.write(`${JSON.stringify({ org_id, api_key: key.secret })}\n`)
+    } else if (args[0] === 'replay') {
+      const counts = await replayProjections(adapters, PROJECTIONS, run)
+      process.stdout.write(`${JSON.stringify({ replayed: counts })}\n`)
+    } else {
+      process.stderr.write(`${usage}\n`)
+      process.exitCode = 2
+    }
+  } catch (error) {
+    const tagged = error as { _tag?: string; errors?: unknown }
+    process.stderr.write(`error: ${tagged._tag === 'ValidationFailed' ? JSON.stringify(tagged.errors) : (error as Error).message}\n`)
+    process.exitCode = 1
+  } finally {
+    await runtime.dispose()
+    await adapters.close()
+  }
+}
+
+await main(process.argv.slice(2))

@@ -1,0 +1,31 @@
+import { Context, type Effect } from 'effect'
+import type { StoreUnavailable } from './event-store.js'
+
+export type Doc = Record<string, unknown> & { readonly _id: string }
+
+/** A filter value: equality, `$in`, ranges, or substring (`$contains`, case-insensitive). Fields may be dotted paths. */
+export type FilterValue =
+  | string | number | boolean | null
+  | { readonly $in: readonly (string | number | boolean)[] }
+  | { readonly $gt?: string | number; readonly $gte?: string | number; readonly $lt?: string | number; readonly $lte?: string | number }
+  | { readonly $contains: string }
+export type Filter = Readonly<Record<string, FilterValue>>
+
+export interface FindOptions {
+  readonly sort?: readonly (readonly [field: string, dir: 'asc' | 'desc'])[]
+  readonly skip?: number
+  readonly limit?: number
+}
+
+export interface DocumentStoreService {
+  readonly get: (collection: string, id: string) => Effect.Effect<Doc | null, StoreUnavailable>
+  readonly put: (collection: string, doc: Doc) => Effect.Effect<void, StoreUnavailable>
+  readonly delete: (collection: string, id: string) => Effect.Effect<void, StoreUnavailable>
+  readonly find: (collection: string, filter: Filter, options?: FindOptions) => Effect.Effect<readonly Doc[], StoreUnavailable>
+  readonly count: (collection: string, filter: Filter) => Effect.Effect<number, StoreUnavailable>
+  /** Removes every document of a collection (used by replay). */
+  readonly clear: (collection: string) => Effect.Effect<void, StoreUnavailable>
+  readonly close: () => Effect.Effect<void>
+}
+
+export class DocumentStore extends Context.Tag('DocumentStore')<DocumentStore, DocumentStoreService>() {}

@@ -1,0 +1,28 @@
+import { Context, type Effect } from 'effect'
+import type { RecordedEvent } from './event-store.js'
+
+export interface SubscriptionOptions {
+  /** Durable name: the checkpoint (embedded) or consumer group (scale-out). */
+  readonly name: string
+  /** Stream categories to receive (`job`, `org`, ...); all when omitted. */
+  readonly categories?: readonly string[]
+  /** Events of different streams handled at once; one stream's events are always handled in order. */
+  readonly concurrency?: number
+}
+
+export interface Subscription {
+  readonly stop: () => Promise<void>
+  /** Position of the last event whose handling finished, with everything before it also finished. */
+  readonly checkpoint: () => number
+}
+
+export type EventHandler = (event: RecordedEvent) => Promise<void>
+
+/** The ordered log fanned out to processors and projections. At-least-once: handlers must be idempotent. */
+export interface EventLogService {
+  readonly subscribe: (options: SubscriptionOptions, handler: EventHandler) => Effect.Effect<Subscription>
+  /** Moves a subscriber's durable checkpoint (replay rebuilds a read model, then resumes its projector from the end). */
+  readonly setCheckpoint: (name: string, position: number) => Effect.Effect<void>
+}
+
+export class EventLog extends Context.Tag('EventLog')<EventLog, EventLogService>() {}

@@ -1,0 +1,55 @@
+import { Context, Data, type Effect } from 'effect'
+
+export type ExpectedRevision = 'no_stream' | 'any' | number
+
+export interface EventMetadata {
+  readonly correlation_id: string
+  readonly causation_id: string | null
+  readonly actor: string
+}
+
+/** An event about to be appended. */
+export interface NewEvent {
+  readonly event_id: string
+  readonly type: string
+  readonly org_id: string
+  readonly occurred_at: string
+  readonly data: Record<string, unknown>
+  readonly metadata: EventMetadata
+}
+
+/** The envelope of ARCHITECTURE.md: revision is per stream (0-based), position is global and ordered. */
+export interface RecordedEvent extends NewEvent {
+  readonly stream: string
+  readonly revision: number
+  readonly position: number
+}
+
+export interface AppendResult {
+  /** Revision of the stream's last event after the append. */
+  readonly revision: number
+  /** Global position of the last appended event. */
+  readonly position: number
+}
+
+export class WrongExpectedRevision extends Data.TaggedError('WrongExpectedRevision')<{
+  readonly stream: string
+  readonly expected: ExpectedRevision
+  readonly actual: number | 'no_stream'
+}> {}
+
+export class StoreUnavailable extends Data.TaggedError('StoreUnavailable')<{ readonly cause: unknown }> {}
+
+export interface EventStoreService {
+  /**
+   * Appends atomically. Appending events whose event_ids are already in the stream is a no-op
+   * that answers the stream's current revision (idempotent retries).
+   */
+  readonly append: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => Effect.Effect<AppendResult, WrongExpectedRevision | StoreUnavailable>
+  readonly readStream: (stream: string) => Effect.Effect<readonly RecordedEvent[], StoreUnavailable>
+  /** Events with position greater than `after`, in log order. */
+  readonly readAll: (after: number, limit: number) => Effect.Effect<readonly RecordedEvent[], StoreUnavailable>
+  readonly close: () => Effect.Effect<void>
+}
+
+export class EventStore extends Context.Tag('EventStore')<EventStore, EventStoreService>() {}

@@ -1,0 +1,14 @@
+import Database from 'better-sqlite3'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+
+/** Opens a SQLite file in WAL mode, tuned for one writer process with readers in other processes. */
+export const openDatabase = (file: string): Database.Database => {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.pragma('busy_timeout = 10000')
+  db.pragma('foreign_keys = ON')
+  return db
+}

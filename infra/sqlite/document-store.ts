@@ -1,0 +1,79 @@
+import { Effect, Layer } from 'effect'
+import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FindOptions } from '../ports/document-store.js'
+import { StoreUnavailable } from '../ports/event-store.js'
+import { openDatabase } from './database.js'
+
+const SAFE_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/
+
+const jsonPath = (field: string): string => {
+  if (!SAFE_PATH.test(field)) throw new Error(`unsafe field path: ${field}`)
+  return field === '_id' ? 'id' : `json_extract(body, '$.${field}')`
+}
+
+const sqlValue = (v: unknown) => (typeof v === 'boolean' ? (v ? 1 : 0) : v)
+
+/** Translates a Filter into SQL; equality on an array field matches any element (as in MongoDB). */
+const whereClause = (filter: Filter): { sql: string; params: unknown[] } => {
+  const parts: string[] = []
+  const params: unknown[] = []
+  for (const [field, value] of Object.entries(filter)) {
+    const expr = jsonPath(field)
+    const anyElement = (op: string) =>
+      field === '_id' ? `id ${op}` : `exists (select 1 from json_each(body, '$.${field}') where json_each.value ${op})`
+    if (value === null) parts.push(`${expr} is null`)
+    else if (typeof value !== 'object') { parts.push(anyElement('= ?')); params.push(sqlValue(value)) }
+    else if ('$in' in value) {
+      if (value.$in.length === 0) { parts.push('0'); continue }
+      parts.push(anyElement(`in (${value.$in.map(() => '?').join(', ')})`))
+      params.push(...value.$in.map(sqlValue))
+    } else if ('$contains' in value) {
+      parts.push(`instr(lower(${expr}), lower(?)) > 0`)
+      params.push(value.$contains)
+    } else {
+      for (const [op, sqlOp] of [['$gt', '>'], ['$gte', '>='], ['$lt', '<'], ['$lte', '<=']] as const) {
+        if (value[op] !== undefined) { parts.push(`${expr} ${sqlOp} ?`); params.push(value[op]) }
+      }
+    }
+  }
+  return { sql: parts.length > 0 ? `where collection = ? and ${parts.join(' and ')}` : 'where collection = ?', params }
+}
+
+export const makeSqliteDocumentStore = (file: string): DocumentStoreService => {
+  const db = openDatabase(file)
+  db.exec('create table if not exists docs (collection text not null, id text not null, body text not null, primary key (collection, id))')
+  const getStmt = db.prepare<[string, string], { body: string }>('select body from docs where collection = ? and id = ?')
+  const putStmt = db.prepare('insert into docs (collection, id, body) values (?, ?, ?) on conflict(collection, id) do update set body = excluded.body')
+  const deleteStmt = db.prepare('delete from docs where collection = ? and id = ?')
+  const clearStmt = db.prepare('delete from docs where collection = ?')
+  const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })
+
+  const find = (collection: string, filter: Filter, options: FindOptions = {}) => attempt(() => {
+    const where = whereClause(filter)
+    const order = options.sort && options.sort.length > 0
+      ? `order by ${options.sort.map(([f, dir]) => `${jsonPath(f)} ${dir === 'desc' ? 'desc' : 'asc'}`).join(', ')}`
+      : 'order by id'
+    const limit = options.limit === undefined ? -1 : Math.max(0, Math.floor(options.limit))
+    const skip = Math.max(0, Math.floor(options.skip ?? 0))
+    const rows = db.prepare(`select body from docs ${where.sql} ${order} limit ${limit} offset ${skip}`)
+      .all(collection, ...where.params) as { body: string }[]
+    return rows.map((r) => JSON.parse(r.body) as Doc)
+  })
+
+  return {
+    get: (collection, id) => attempt(() => {
+      const row = getStmt.get(collection, id)
+      return row ? (JSON.parse(row.body) as Doc) : null
+    }),
+    put: (collection, doc) => attempt(() => { putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
+    delete: (collection, id) => attempt(() => { deleteStmt.run(collection, id) }),
+    find,
+    count: (collection, filter) => attempt(() => {
+      const where = whereClause(filter)
+      return (db.prepare(`select count(*) as n from docs ${where.sql}`).get(collection, ...where.params) as { n: number }).n
+    }),
+    clear: (collection) => attempt(() => { clearStmt.run(collection) }),
+    close: () => Effect.sync(() => { if (db.open) db.close() }),
+  }
+}
+
+export const SqliteDocumentStoreLayer = (file: string) => Layer.succeed(DocumentStore, makeSqliteDocumentStore(file))

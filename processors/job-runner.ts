@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto'
+import { Effect } from 'effect'
+import { loadJob, runJobCommand } from '../commands/jobs.js'
+import type { JobType } from '../domain/job/spec.js'
+import type { ArtifactRecord } from '../domain/job/events.js'
+import { failure, type Engine, type EngineArtifact } from '../fetchers/engine.js'
+import { BlobStore } from '../infra/ports/blob-store.js'
+import type { EventStore, RecordedEvent } from '../infra/ports/event-store.js'
+import type { Run } from './runner.js'
+
+export interface JobRunnerOptions {
+  readonly engines: Partial<Record<JobType, Engine>>
+  readonly workerId: string
+  readonly log: (message: string, detail?: unknown) => void
+}
+
+export const artifactKey = (orgId: string, jobId: string, artifactId: string) => `jobs/${orgId}/${jobId}/${artifactId}`
+
+const storeArtifacts = (orgId: string, jobId: string, artifacts: readonly EngineArtifact[]) =>
+  Effect.gen(function* () {
+    const blobs = yield* BlobStore
+    return yield* Effect.forEach(artifacts, (artifact) => Effect.gen(function* () {
+      const artifactId = randomUUID()
+      const key = artifactKey(orgId, jobId, artifactId)
+      const stored = yield* blobs.put(key, artifact.bytes, artifact.content_type)
+      const record: ArtifactRecord = {
+        artifact_id: artifactId, artifact_type: artifact.artifact_type, content_type: artifact.content_type,
+        size: stored.size, sha256: stored.sha256, blob_key: key, created_at: new Date().toISOString(),
+      }
+      return record
+    }), { concurrency: 4 })
+  })
+
+/**
+ * The fetcher processor: reacts to JobRequested, runs the tier's engine, stores artifacts and records the outcome.
+ * Idempotent: a redelivered request for a finished job does nothing; one for a job whose worker died runs it again,
+ * and the expected-revision append lets exactly one terminal event win.
+ */
+export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | BlobStore>) => {
+  const shutdown = new AbortController()
+  const ctx = (event: RecordedEvent) => ({
+    metadata: { correlation_id: event.metadata.correlation_id, causation_id: event.event_id, actor: `fetcher:${options.workerId}` },
+  })
+
+  const handle = async (event: RecordedEvent): Promise<void> => {
+    if (event.type !== 'JobRequested') return
+    const jobId = event.data.job_id as string
+    const { state } = await run(loadJob(jobId))
+    if (state.status === 'none' || state.status === 'succeeded' || state.status === 'failed') return
+    const engine = options.engines[state.spec.job_type]
+    const now = () => new Date().toISOString()
+    const finish = (effect: ReturnType<typeof runJobCommand>) =>
+      run(effect.pipe(Effect.catchTag('StateConflict', () => Effect.void), Effect.asVoid))
+
+    if (!engine) {
+      await finish(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(event)))
+      await finish(runJobCommand({ _tag: 'FailJob', job_id: jobId, failure_reason: 'engine_unavailable', message: `the ${state.spec.job_type} engine is not available on this deployment`, now: now() }, state.org_id, ctx(event)))
+      return
+    }
+    await run(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(event)))
+    const outcome = await engine.run({ job_id: jobId, spec: state.spec, signal: shutdown.signal }).catch((error: unknown) => {
+      if (shutdown.signal.aborted) throw error
+      options.log(`engine ${engine.tier} crashed on job ${jobId}`, error)
+      return failure('engine_error', 'the engine failed unexpectedly')
+    })
+    if (shutdown.signal.aborted) throw new Error('abandoned at shutdown')
+    const artifacts = await run(storeArtifacts(state.org_id, jobId, outcome.artifacts ?? []))
+    const command = outcome.ok
+      ? { _tag: 'SucceedJob' as const, job_id: jobId, manifest: outcome.manifest, artifacts, now: now() }
+      : {
+        _tag: 'FailJob' as const, job_id: jobId, failure_reason: outcome.failure_reason, message: outcome.message,
+        ...(outcome.manifest ? { manifest: outcome.manifest } : {}), artifacts, now: now(),
+      }
+    await finish(runJobCommand(command, state.org_id, ctx(event)))
+  }
+
+  return {
+    handle,
+    /** In-flight jobs stop; they are not checkpointed, so they run again after the restart. */
+    abort: () => shutdown.abort(),
+  }
+}

@@ -1,0 +1,5 @@
+import { jobsProjection } from './jobs.js'
+import { orgsProjection } from './orgs.js'
+import type { Projection } from './projection.js'
+
+export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection]

@@ -1,0 +1,30 @@
+import { Effect } from 'effect'
+import { DocumentStore, type Doc } from '../infra/ports/document-store.js'
+import type { RecordedEvent, StoreUnavailable } from '../infra/ports/event-store.js'
+
+/** A read model: events of some categories folded into documents. */
+export interface Projection {
+  readonly name: string
+  readonly categories: readonly string[]
+  readonly collections: readonly string[]
+  readonly apply: (event: RecordedEvent) => Effect.Effect<void, StoreUnavailable, DocumentStore>
+}
+
+/**
+ * Updates one document idempotently by log position: an event at or below the position the document
+ * last saw was already applied (at-least-once delivery), so it is skipped.
+ */
+export const updateDoc = (
+  collection: string,
+  id: string,
+  event: RecordedEvent,
+  change: (current: Doc | null) => Record<string, unknown> | null,
+) =>
+  Effect.gen(function* () {
+    const docs = yield* DocumentStore
+    const current = yield* docs.get(collection, id)
+    if (current && typeof current._position === 'number' && current._position >= event.position) return
+    const next = change(current)
+    if (next === null) return
+    yield* docs.put(collection, { ...next, _id: id, _position: event.position })
+  })

@@ -1,0 +1,67 @@
+// Command ferretdb runs an embedded FerretDB (MongoDB wire protocol) server
+// backed by SQLite, for local tests only. See scripts/services/README.md.
+//
+// It embeds the github.com/FerretDB/FerretDB/ferretdb package because a plain
+// `go install` of FerretDB's own cmd panics over its missing version file.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+)
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:27018", "TCP address to listen on")
+	dir := flag.String("sqlite-dir", "", "directory for the SQLite databases (required)")
+	debug := flag.Bool("debug", false, "debug logging")
+	flag.Parse()
+
+	if *dir == "" {
+		fmt.Fprintln(os.Stderr, "ferretdb: -sqlite-dir is required")
+		os.Exit(2)
+	}
+
+	abs, err := filepath.Abs(*dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ferretdb: %v\n", err)
+		os.Exit(2)
+	}
+	if err = os.MkdirAll(abs, 0o755); err != nil {
+		fmt.Fprintf(os.Stderr, "ferretdb: %v\n", err)
+		os.Exit(2)
+	}
+
+	level := slog.LevelInfo
+	if *debug {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	f, err := ferretdb.New(&ferretdb.Config{
+		Listener:  ferretdb.ListenerConfig{TCP: *listen},
+		Logger:    logger,
+		Handler:   "sqlite",
+		SQLiteURL: "file:" + abs + "/", // the SQLite backend wants a directory URI ending in '/'
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ferretdb: %v\n", err)
+		os.Exit(1)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	logger.Info("ferretdb starting", "listen", *listen, "sqlite", abs)
+	if err = f.Run(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "ferretdb: %v\n", err)
+		os.Exit(1)
+	}
+}

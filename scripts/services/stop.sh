@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Stop the local test servers started by start.sh.
+#
+#   scripts/services/stop.sh [-v] [--purge] [kafka] [mongo] [azurite]     (default: all three)
+#
+# Idempotent and quiet: stopping a server that is not running is not an error.
+# --purge also deletes the servers' data (Kafka topics, FerretDB databases,
+# Azurite blobs) but keeps the downloads and builds, so the next start is warm.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=scripts/services/common.sh
+source "$HERE/common.sh"
+
+purge=0
+wanted=()
+for arg in "$@"; do
+  case "$arg" in
+    -v|--verbose) VERBOSE=1 ;;
+    --purge) purge=1 ;;
+    -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    kafka|mongo|azurite) wanted+=("$arg") ;;
+    ferretdb) wanted+=(mongo) ;;
+    *) die "unknown argument '$arg' (expected -v, --purge, kafka, mongo, azurite)" ;;
+  esac
+done
+[ ${#wanted[@]} -gt 0 ] || wanted=(azurite mongo kafka)
+
+[ -d "$SVC_DIR" ] || exit 0
+take_lock
+
+for s in "${wanted[@]}"; do
+  stop_service "$s"
+  if [ "$purge" = 1 ]; then
+    say "$s: deleting its data"
+    case "$s" in
+      kafka) rm -rf "$SVC_DIR/kafka/data" "$SVC_DIR/kafka/logs" "$SVC_DIR/kafka/cluster-id" ;;
+      mongo) rm -rf "$SVC_DIR/ferretdb" ;;
+      azurite) rm -rf "$SVC_DIR/azurite" ;;
+    esac
+  fi
+done
+
+write_env
