@@ -4,7 +4,7 @@ import { jobStream } from '../domain/events.js'
 import { jobDecider, type JobCommand } from '../domain/job/decider.js'
 import type { JobSpec } from '../domain/job/spec.js'
 import { fold } from '../domain/decider.js'
-import { decodeEvent } from '../domain/events.js'
+import { decodeEvent, encodeEvent } from '../domain/events.js'
 import type { JobEvent } from '../domain/job/events.js'
 import { EventStore, type EventMetadata } from '../infra/ports/event-store.js'
 import { deterministicId, handle, type CommandContext } from './handle.js'
@@ -30,10 +30,10 @@ export const submitJob = (input: SubmitJob) =>
     }
     const ctx: CommandContext = { org_id: input.org_id, metadata: input.metadata }
     return yield* handle(jobDecider, jobStream(jobId), command, ctx).pipe(
-      Effect.as({ job_id: jobId, created: true }),
+      Effect.map((handled) => ({ job_id: jobId, created: true, requested: encodeEvent(handled.events[0]!).data })),
       Effect.catchTag('StateConflict', (e) =>
         e.code === 'job_exists' && input.spec.idempotency_token !== undefined
-          ? Effect.succeed({ job_id: jobId, created: false })
+          ? Effect.succeed({ job_id: jobId, created: false, requested: null })
           : Effect.fail(e)),
     )
   })

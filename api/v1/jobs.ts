@@ -5,6 +5,7 @@ import { submitJob } from '../../commands/jobs.js'
 import { NotFound, StateConflict, ValidationFailed } from '../../domain/errors.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
 import { getJob, listJobs } from '../../projections/job-queries.js'
+import { requestedJobDoc } from '../../projections/jobs.js'
 import { BlobStore } from '../../infra/ports/blob-store.js'
 import { principalOf, requireApiKey } from '../auth.js'
 import type { ApiContext } from '../context.js'
@@ -38,9 +39,9 @@ export const jobRoutes = async (app: FastifyInstance, ctx: ApiContext) => {
       org_id: principal.org_id, api_key_id: principal.key_id, spec: checked.spec,
       metadata: { correlation_id: requestId, causation_id: null, actor: `api_key:${principal.key_id}` },
     }))
-    const doc = await ctx.run(waitForJob(principal.org_id, result.job_id))
-    if (!result.created) reply.header('Idempotent-Replayed', 'true')
-    return reply.code(result.created ? 202 : 200).send(jobView(doc))
+    const current = await ctx.run(waitForJob(principal.org_id, result.job_id))
+    if (!result.requested) return reply.code(200).header('Idempotent-Replayed', 'true').send(jobView(current))
+    return reply.code(202).send(jobView(requestedJobDoc(result.requested)))
   })
 
   app.get('/v1/jobs', {

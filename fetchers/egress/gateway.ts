@@ -32,7 +32,8 @@ export const startEgressGateway = async (opts: EgressGatewayOptions): Promise<Eg
   const prepare = async (req: PrepareRequestFunctionOpts): Promise<PrepareRequestFunctionResult> => {
     const base = { method: req.isHttp ? 'HTTP' : 'CONNECT', host: req.hostname, port: req.port, connectionId: req.connectionId } as const
     const refuse = (status: number, reason: string, extra: Partial<EgressLogEntry> = {}): never => {
-      log({ ...base, ...extra, decision: 'denied', reason })
+      // 502 is a resolution failure, not a policy decision: logged and labelled apart so callers can tell.
+      log({ ...base, ...extra, decision: status === 502 ? 'error' : 'denied', reason })
       const header = status === 502 ? 'x-egress-error' : 'x-egress-denied'
       throw new RequestError(`Egress refused: ${reason}`, status, { [header]: reason })
     }

@@ -12,10 +12,12 @@ export function fromMatches<T>(hook: ExtractionHook, items: readonly T[], value:
 
 /** The entry from the first `values` (at most max_results, or one) of `total` matches. */
 export function fromValues(hook: ExtractionHook, values: readonly unknown[], total: number): HookResult {
-  const base = { hook_id: hook.hook_id, type: hook.type, total_matched: total, skipped_records: 0 }
-  if (total === 0) return { ...base, status: 'no_match', result: hook.all_matches ? [] : null, truncated: false }
-  if (!hook.all_matches) return { ...base, status: 'ok', result: values[0], truncated: false }
-  return { ...base, status: 'ok', result: values.slice(0, hook.max_results), truncated: total > Math.min(values.length, hook.max_results) }
+  const entry = (status: HookResult['status'], result: unknown, truncated: boolean): HookResult =>
+    ({ hook_id: hook.hook_id, type: hook.type, status, result, truncated, total_matched: total, skipped_records: 0 })
+  if (total === 0) return entry('no_match', hook.all_matches ? [] : null, false)
+  if (!hook.all_matches) return entry('ok', values[0], false)
+  const taken = values.slice(0, hook.max_results)
+  return entry('ok', taken, total > taken.length)
 }
 
 export function failed(hook: ExtractionHook, error: string): HookResult {

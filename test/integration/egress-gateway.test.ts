@@ -5,6 +5,7 @@ import { Impit } from 'impit'
 import { Server as ProxyServer } from 'proxy-chain'
 import { request } from 'undici'
 import { parseAllowlist } from '../../domain/address-policy.js'
+import { pinnedLookup } from '../../fetchers/egress/pinned-lookup.js'
 import { egressDispatcher, type EgressGateway, type EgressLogEntry, startEgressGateway, upstreamProxyUrl } from '../../fetchers/egress/index.js'
 
 interface Fixture {
@@ -126,9 +127,14 @@ t.test('(c) host names resolving to loopback are refused unless the resolved ip:
     'mixed.example.com': ['10.1.2.3', '127.0.0.1'],
     'pinned.invalid': ['127.0.0.1'],
   }
-  const resolver = async (name: string) => (answers[name] ?? []).map((address) => ({ address, family: 4 as const }))
+  const resolver = async (name: string) => {
+    if (name === 'hang.example.com') return new Promise<never>(() => {})
+    if (!(name in answers)) throw new Error('ENOTFOUND')
+    return answers[name].map((address) => ({ address, family: 4 as const }))
+  }
   const log: EgressLogEntry[] = []
-  const dns = await startEgressGateway({ allowlist: parseAllowlist(`127.0.0.1:${fixture.port}`), resolver, log: (e) => log.push(e) })
+  const allowlist = parseAllowlist(`127.0.0.1:${fixture.port}`)
+  const dns = await startEgressGateway({ allowlist, resolver, dnsTimeoutMs: 200, log: (e) => log.push(e) })
   gateways.push(dns)
   const impit = new Impit({ proxyUrl: dns.url, followRedirects: false })
 
@@ -140,6 +146,10 @@ t.test('(c) host names resolving to loopback are refused unless the resolved ip:
   const unknown = await impit.fetch('http://nowhere.example.com/')
   t.equal(unknown.status, 502)
   t.equal(unknown.headers.get('x-egress-error'), 'dns_failed')
+  const hang = await impit.fetch('http://hang.example.com/')
+  t.equal(hang.headers.get('x-egress-error'), 'dns_failed', 'DNS timeout')
+  const internal = await impit.fetch('http://db.internal/')
+  t.equal(internal.headers.get('x-egress-denied'), 'internal_hostname')
 
   // `.invalid` never resolves in real DNS: success proves the socket used the gateway's checked answer.
   const pinned = await impit.fetch(`http://pinned.invalid:${fixture.port}/pinned`)
@@ -283,4 +293,21 @@ t.test('(f) withUpstream chains through a customer proxy with its credentials, n
   t.notMatch(logged, 's3cr3t', 'no password in the log')
   t.notMatch(logged, 'cust', 'no upstream username in the log')
   t.notMatch(logged, token, 'no gateway token in the log')
+})
+
+t.test('pinnedLookup answers only with checked addresses, honouring the requested family', async (t) => {
+  const lookup = pinnedLookup([
+    { address: '203.0.113.7', family: 4 },
+    { address: '2001:db8::7', family: 6 },
+  ])
+  const ask = (options: { family?: number | 'IPv4' | 'IPv6'; all?: boolean }) =>
+    new Promise<unknown>((resolve) => lookup('anything.example', options, (err, address, family) => resolve(err ? (err as NodeJS.ErrnoException).code : [address, family])))
+  t.same(await ask({}), ['203.0.113.7', 4])
+  t.same(await ask({ family: 6 }), ['2001:db8::7', 6])
+  t.same(await ask({ family: 'IPv6' }), ['2001:db8::7', 6])
+  t.same(await ask({ all: true, family: 0 }), [[{ address: '203.0.113.7', family: 4 }, { address: '2001:db8::7', family: 6 }], undefined])
+  t.equal(await ask({ family: 4, all: true }).then((r) => (r as unknown[])[0]).then((a) => (a as unknown[]).length), 1)
+  const v4only = pinnedLookup([{ address: '203.0.113.7', family: 4 }])
+  const missing = await new Promise((resolve) => v4only('x', { family: 6 }, (err) => resolve(err?.code)))
+  t.equal(missing, 'ENOTFOUND')
 })

@@ -1,0 +1,44 @@
+/**
+ * Extraction hooks at run time (SPEC 2.2). Every tier calls `runExtraction` with what it has: the
+ * light tier passes the response text as `html` for markup responses and as `body` always; browser
+ * tiers pass the rendered DOM as `html`. The page is parsed once per job and shared by all hooks.
+ *
+ * Hook statuses: `ok` (matched), `no_match` (nothing matched; never fails the job), `error` (the
+ * hook itself failed: regex time budget exceeded, body not JSON for jsonpath, page not markup for
+ * css/xpath/records...; `error` holds a short message).
+ */
+import type { ExtractionHook, ExtractionResult, ExtractionSpec, HookResult } from '../../domain/extraction.js'
+import { runCss } from './css.js'
+import { runJsonPath } from './jsonpath.js'
+import { PageContext, type PageInput } from './page.js'
+import { runRecords } from './records.js'
+import { runRegex } from './regex.js'
+import { failed } from './result.js'
+import { runXPath } from './xpath.js'
+
+export type { ExtractionResult, HookResult, HookStatus } from '../../domain/extraction.js'
+export type { PageInput } from './page.js'
+export { closeRegexPool, RegexPool, REGEX_TIME_BUDGET_MS } from './regex-pool.js'
+export { applyTransforms, parseBoolean, parseDate, parseNumber } from './transforms.js'
+
+const SYNC_RUNNERS = { css: runCss, xpath: runXPath, jsonpath: runJsonPath, records: runRecords } as const
+
+function runSync(hook: ExtractionHook, page: PageContext): HookResult {
+  try {
+    return SYNC_RUNNERS[hook.type as keyof typeof SYNC_RUNNERS](hook, page)
+  } catch (e) {
+    return failed(hook, `hook failed: ${(e as Error).message}`)
+  }
+}
+
+export async function runExtraction(spec: ExtractionSpec, page: PageInput): Promise<ExtractionResult> {
+  const context = new PageContext(page)
+  // Regex hooks go to worker threads first, so they run while this thread handles the other hooks.
+  const pending = new Map<number, Promise<HookResult>>()
+  spec.hooks.forEach((hook, i) => {
+    if (hook.type === 'regex') pending.set(i, runRegex(hook, context).catch((e: Error) => failed(hook, `hook failed: ${e.message}`)))
+  })
+  const results = spec.hooks.map((hook) => (hook.type === 'regex' ? undefined : runSync(hook, context)))
+  const hooks = await Promise.all(results.map((r, i) => r ?? pending.get(i)!))
+  return { hooks }
+}

@@ -1,0 +1,89 @@
+import { mkdtempSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApiKey, createOrg, DEFAULT_KEY_LIMITS } from '../../commands/orgs.js'
+import { SCOPES } from '../../domain/scopes.js'
+import { loadConfig, type Role } from '../../infra/config.js'
+import { makeEmbeddedAdapters } from '../../infra/embedded-adapters.js'
+import { startRoles, type RunningProcess } from '../../infra/process.js'
+
+export const freePort = () => new Promise<number>((resolve, reject) => {
+  const server = createServer()
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as { port: number }
+    server.close(() => resolve(port))
+  })
+  server.on('error', reject)
+})
+
+export const tempDataDir = (label = 'sw') => mkdtempSync(join(tmpdir(), `${label}-`))
+
+export interface ApiAnswer<T = any> {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: T
+  readonly text: string
+}
+
+const silent = { info: () => {}, warn: () => {}, error: () => {} }
+
+/** Starts the real embedded service (SQLite files in a temp folder, real gateway, real engines) on a free port. */
+export const startService = async (options: { allowlist?: readonly string[]; dataDir?: string; env?: Record<string, string>; roles?: readonly Role[] } = {}) => {
+  const dataDir = options.dataDir ?? tempDataDir()
+  const port = await freePort()
+  const config = loadConfig({
+    DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent',
+    SSRF_ALLOWLIST: (options.allowlist ?? []).join(','), ...options.env,
+  })
+  const adapters = makeEmbeddedAdapters(config, () => {})
+  const running: RunningProcess = await startRoles(config, adapters, options.roles ?? config.roles, silent)
+  const base = `http://127.0.0.1:${port}`
+  const metadata = { correlation_id: 'test', causation_id: null, actor: 'test' }
+
+  const api = async <T = any>(method: string, path: string, init: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiAnswer<T>> => {
+    const headers: Record<string, string> = { ...(init.key ? { 'x-api-key': init.key } : {}), ...init.headers }
+    let body: string | undefined
+    if (init.rawBody !== undefined) body = init.rawBody
+    else if (init.body !== undefined) { body = JSON.stringify(init.body); headers['content-type'] ??= 'application/json' }
+    const res = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) })
+    const text = await res.text()
+    let parsed: any = text
+    try { parsed = JSON.parse(text) } catch { /* not JSON */ }
+    return { status: res.status, headers: res.headers, body: parsed as T, text }
+  }
+
+  return {
+    base, port, dataDir, config, running,
+    run: running.run,
+    api,
+    /** Creates an organization with an all-scopes key, as `cli org create` does. */
+    createOrg: async (plan = 'pro', scopes: readonly string[] = SCOPES) => {
+      const { org_id } = await running.run(createOrg({ name: `org-${plan}`, plan, metadata }))
+      const key = await running.run(createApiKey({ org_id, name: 'test', scopes, limits: DEFAULT_KEY_LIMITS, expires_at: null, metadata }))
+      await waitFor(async () => (await api('GET', '/v1/jobs', { key: key.secret })).status !== 401)
+      return { org_id, key: key.secret, key_id: key.key_id }
+    },
+    /** Polls the result endpoint until the job finished. */
+    waitForResult: async (key: string, jobId: string, timeoutMs = 60_000) => {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const answer = await api('GET', `/v1/jobs/${jobId}/result`, { key })
+        if (answer.status !== 409) return answer
+        if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish in ${timeoutMs} ms`)
+        await new Promise((r) => setTimeout(r, 25))
+      }
+    },
+    close: () => running.close(),
+  }
+}
+
+export const waitFor = async (condition: () => Promise<boolean> | boolean, timeoutMs = 10_000, intervalMs = 20) => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((r) => setTimeout(r, intervalMs))
+  }
+}
+
+export type Service = Awaited<ReturnType<typeof startService>>
