@@ -44,7 +44,10 @@ const classifyError = (error: unknown, timedOut: boolean): JobFailure => {
   const name = (error as Error)?.constructor?.name ?? ''
   const message = (error as Error)?.message ?? String(error)
   if (/Timeout/i.test(name) || /timed? ?out/i.test(message)) return new JobFailure('timeout', 'the target did not answer within timeout_ms')
-  if (/Proxy/i.test(name) || /403|egress/i.test(message)) return new JobFailure('egress_denied', 'the egress gateway refused the connection (SSRF policy)')
+  // HTTPS goes through a CONNECT tunnel: the gateway's verdict arrives as the tunnel's status (403 policy, 502 DNS).
+  const tunnelStatus = (error as { status?: number })?.status
+  if (/Proxy/i.test(name) && tunnelStatus === 403) return new JobFailure('egress_denied', 'the egress gateway refused the connection (SSRF policy)')
+  if (/Proxy/i.test(name) && tunnelStatus === 502) return new JobFailure('network_error', 'the target host could not be resolved or reached')
   return new JobFailure('network_error', `could not reach the target: ${message.slice(0, 300)}`)
 }
 
