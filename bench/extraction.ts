@@ -3,6 +3,7 @@
  * floor of parsing the same page with cheerio alone. Run: npx tsx bench/extraction.ts [iterations]
  * Prints ms per job for both and `ratio: X.XX` (extraction / floor).
  */
+import { pathToFileURL } from 'node:url'
 import { load } from 'cheerio'
 import { validateExtraction, type ExtractionSpec } from '../domain/extraction.js'
 import { closeRegexPool, runExtraction } from '../fetchers/extraction/index.js'
@@ -21,7 +22,7 @@ function prng(seed: number) {
 
 const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(' ')
 
-function buildPage(): string {
+export function buildPage(): string {
   const rand = prng(42)
   const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)]
   const words = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(' ')
@@ -67,7 +68,7 @@ function buildPage(): string {
   return parts.join('')
 }
 
-const HOOKS = [
+export const HOOKS = [
   { hook_id: 'title', type: 'css', selector: 'title' },
   { hook_id: 'names', type: 'css', selector: '.card .name', all_matches: true, max_results: 1000 },
   { hook_id: 'links', type: 'css', selector: 'a.link', attribute: 'href', all_matches: true, max_results: 200 },
@@ -156,4 +157,5 @@ async function main() {
   await closeRegexPool()
 }
 
-await main()
+// Only when run as a script, so the page builder and hooks can be imported elsewhere.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main()

@@ -8,6 +8,7 @@ import { commonArtifacts, isHtml } from '../page-artifacts.js'
 export const IMPERSONATED_BROWSER = 'chrome'
 const MAX_BODY_BYTES = 25 * 1024 * 1024
 const EGRESS_DENIED_HEADER = 'x-egress-denied'
+const EGRESS_ERROR_HEADER = 'x-egress-error'
 
 export interface LightEngineOptions {
   /** The egress gateway every request is sent through. */
@@ -90,6 +91,9 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
             ttfbMs = Date.now() - sentAt
             if (response.headers.get(EGRESS_DENIED_HEADER)) {
               throw new JobFailure('egress_denied', `the egress gateway refused ${new URL(url).host}: ${response.headers.get(EGRESS_DENIED_HEADER)}`)
+            }
+            if (response.headers.get(EGRESS_ERROR_HEADER)) {
+              throw new JobFailure('network_error', `could not reach ${new URL(url).host}: ${response.headers.get(EGRESS_ERROR_HEADER)}`)
             }
             const location = response.headers.get('location')
             if (!spec.follow_redirects || response.status < 300 || response.status > 399 || !location) break

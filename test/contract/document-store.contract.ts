@@ -1,0 +1,135 @@
+import { Effect } from 'effect'
+import type { Test } from 'tap'
+import type { Doc, DocumentStoreService, Filter, FindOptions } from '../../infra/ports/document-store.js'
+
+/** The DocumentStore port's contract: every adapter (SQLite, MongoDB, ...) must pass it unchanged. */
+export interface DocumentStoreFixture {
+  readonly store: DocumentStoreService
+  readonly cleanup: () => Promise<void>
+}
+
+const people: Doc[] = [
+  { _id: 'a', name: 'Alice Martin', age: 31, team: 'red', tags: ['x', 'y'], created_at: '2024-01-05T10:00:00.000Z', address: { city: 'Paris', zip: '75001' }, manager: null, active: true },
+  { _id: 'b', name: 'Bob Stone', age: 25, team: 'blue', tags: ['y'], created_at: '2024-02-10T10:00:00.000Z', address: { city: 'Lyon', zip: '69001' }, manager: 'a', active: false },
+  { _id: 'c', name: 'Carol MARTINEZ', age: 40, team: 'red', tags: [], created_at: '2024-03-15T10:00:00.000Z', address: { city: 'Paris', zip: '75002' }, manager: 'a', active: true },
+  { _id: 'd', name: 'Dan Brown', age: 25, team: 'green', tags: ['z', 'x'], created_at: '2024-04-20T10:00:00.000Z', address: { city: 'Nice', zip: '06000' }, manager: null, active: true },
+]
+
+export const documentStoreContract = (t: Test, name: string, make: () => Promise<DocumentStoreFixture>) =>
+  t.test(`DocumentStore contract: ${name}`, async (t) => {
+    const { store, cleanup } = await make()
+    t.teardown(cleanup)
+    let n = 0
+    const fresh = () => `contract_${++n}`
+    const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runPromise(e)
+    const seeded = async () => {
+      const c = fresh()
+      for (const doc of people) await run(store.put(c, doc))
+      return c
+    }
+    /** Ids of the matches; sorted when no sort is asked for, since the port leaves that order open. */
+    const ids = async (c: string, filter: Filter, options?: FindOptions) => {
+      const found = (await run(store.find(c, filter, options))).map((d) => d._id)
+      return options?.sort ? found : found.sort()
+    }
+
+    t.test('get / put / delete', async (t) => {
+      const c = fresh()
+      t.equal(await run(store.get(c, 'a')), null, 'missing answers null')
+      await run(store.put(c, people[0]!))
+      t.same(await run(store.get(c, 'a')), people[0], 'round-trips the whole document')
+      await run(store.put(c, { _id: 'a', name: 'Replaced' }))
+      t.same(await run(store.get(c, 'a')), { _id: 'a', name: 'Replaced' }, 'put replaces, it does not merge')
+      await run(store.delete(c, 'a'))
+      t.equal(await run(store.get(c, 'a')), null)
+      await run(store.delete(c, 'a'))
+      t.pass('deleting a missing document is fine')
+    })
+
+    t.test('equality, on scalars and on array elements', async (t) => {
+      const c = await seeded()
+      t.same(await ids(c, { team: 'red' }), ['a', 'c'])
+      t.same(await ids(c, { age: 25 }), ['b', 'd'])
+      t.same(await ids(c, { active: false }), ['b'])
+      t.same(await ids(c, { _id: 'c' }), ['c'])
+      t.same(await ids(c, { tags: 'x' }), ['a', 'd'], 'array field matches any element')
+      t.same(await ids(c, { team: 'red', age: 40 }), ['c'], 'conditions are and-ed')
+      t.same(await ids(c, { team: 'purple' }), [])
+      t.same(await ids(c, { address: 'Paris' }), [], 'an object field does not equal one of its members')
+    })
+
+    t.test('null equality', async (t) => {
+      const c = await seeded()
+      t.same(await ids(c, { manager: null }), ['a', 'd'])
+      t.same(await ids(c, { manager: 'a' }), ['b', 'c'])
+    })
+
+    t.test('$in, also on array fields', async (t) => {
+      const c = await seeded()
+      t.same(await ids(c, { team: { $in: ['blue', 'green'] } }), ['b', 'd'])
+      t.same(await ids(c, { age: { $in: [31, 40] } }), ['a', 'c'])
+      t.same(await ids(c, { tags: { $in: ['z', 'y'] } }), ['a', 'b', 'd'])
+      t.same(await ids(c, { _id: { $in: ['d', 'a'] } }), ['a', 'd'])
+      t.same(await ids(c, { team: { $in: [] } }), [], 'empty $in matches nothing')
+    })
+
+    t.test('ranges on numbers and ISO strings', async (t) => {
+      const c = await seeded()
+      t.same(await ids(c, { age: { $gt: 25 } }), ['a', 'c'])
+      t.same(await ids(c, { age: { $gte: 31 } }), ['a', 'c'])
+      t.same(await ids(c, { age: { $lt: 31 } }), ['b', 'd'])
+      t.same(await ids(c, { age: { $lte: 31 } }), ['a', 'b', 'd'])
+      t.same(await ids(c, { age: { $gt: 25, $lt: 40 } }), ['a'], 'bounds combine')
+      t.same(await ids(c, { created_at: { $gte: '2024-02-10T10:00:00.000Z', $lt: '2024-04-20T10:00:00.000Z' } }), ['b', 'c'])
+      t.same(await ids(c, { created_at: { $gt: '2024-03-15T10:00:00.000Z' } }), ['d'])
+    })
+
+    t.test('$contains is a case-insensitive substring', async (t) => {
+      const c = await seeded()
+      t.same(await ids(c, { name: { $contains: 'martin' } }), ['a', 'c'])
+      t.same(await ids(c, { name: { $contains: 'BROWN' } }), ['d'])
+      t.same(await ids(c, { name: { $contains: 'zzz' } }), [])
+      t.same(await ids(c, { name: { $contains: '%' } }), [], 'no wildcard semantics')
+    })
+
+    t.test('dotted paths', async (t) => {
+      const c = await seeded()
+      t.same(await ids(c, { 'address.city': 'Paris' }), ['a', 'c'])
+      t.same(await ids(c, { 'address.zip': { $gte: '69001', $lt: '75002' } }), ['a', 'b'])
+      t.same(await ids(c, { 'address.city': 'Paris' }, { sort: [['address.zip', 'desc']] }), ['c', 'a'])
+    })
+
+    t.test('sort asc/desc on several keys, skip, limit', async (t) => {
+      const c = await seeded()
+      t.same(await ids(c, {}, { sort: [['age', 'asc'], ['name', 'desc']] }), ['d', 'b', 'a', 'c'])
+      t.same(await ids(c, {}, { sort: [['age', 'desc'], ['name', 'asc']] }), ['c', 'a', 'b', 'd'])
+      t.same(await ids(c, {}, { sort: [['created_at', 'desc']] }), ['d', 'c', 'b', 'a'])
+      t.same(await ids(c, {}, { sort: [['created_at', 'asc']], skip: 1, limit: 2 }), ['b', 'c'])
+      t.same(await ids(c, {}, { sort: [['created_at', 'asc']], skip: 3 }), ['d'], 'skip without limit')
+      t.same(await ids(c, {}, { sort: [['created_at', 'asc']], limit: 1 }), ['a'])
+      t.same(await ids(c, { team: 'red' }, { sort: [['age', 'desc']], limit: 1 }), ['c'], 'filter, sort and limit together')
+    })
+
+    t.test('count with filters', async (t) => {
+      const c = await seeded()
+      t.equal(await run(store.count(c, {})), 4)
+      t.equal(await run(store.count(c, { team: 'red' })), 2)
+      t.equal(await run(store.count(c, { tags: 'x', age: { $lt: 30 } })), 1)
+      t.equal(await run(store.count(fresh(), {})), 0)
+    })
+
+    t.test('collections are isolated; clear empties one collection only', async (t) => {
+      const one = await seeded()
+      const two = fresh()
+      await run(store.put(two, { _id: 'a', name: 'other' }))
+      t.equal((await run(store.get(two, 'a')))?.name, 'other')
+      t.equal((await run(store.get(one, 'a')))?.name, 'Alice Martin', 'same id in another collection untouched')
+      t.same(await ids(two, {}), ['a'])
+      await run(store.delete(two, 'a'))
+      t.ok(await run(store.get(one, 'a')), 'delete is per collection')
+      await run(store.put(two, { _id: 'z' }))
+      await run(store.clear(one))
+      t.equal(await run(store.count(one, {})), 0)
+      t.same(await ids(two, {}), ['z'], 'clear leaves other collections alone')
+    })
+  })
