@@ -2,89 +2,103 @@
  * A read-only W3C-DOM-shaped mirror of a cheerio (domhandler) tree, just enough for the `xpath`
  * package. Reusing cheerio's parse (parse5, HTML5 error recovery) keeps one parse per job and
  * makes XPath tolerant of unclosed tags, entities and stray xmlns attributes.
- * Every node carries its document-order index, so `compareDocumentPosition` is O(1): xpath sorts
- * node sets with it, and its fallback scans sibling lists (quadratic on long lists).
+ * Every node carries its document-order index, so `compareDocumentPosition` is O(1) (xpath's
+ * fallback scans sibling lists). Objects are kept lean: a 2 MB page has ~200 000 nodes.
  */
 import type { AnyNode, Document, Element } from 'domhandler'
 
-const ELEMENT = 1
-const ATTRIBUTE = 2
-const TEXT = 3
-const CDATA = 4
-const COMMENT = 8
-const DOCUMENT = 9
 const FOLLOWING = 4
 const PRECEDING = 2
 
 export abstract class XNode {
   abstract readonly nodeType: number
   abstract readonly nodeName: string
-  localName: string | null = null
-  namespaceURI: string | null = null
-  prefix: string | null = null
-  nodeValue: string | null = null
+  abstract readonly localName: string | null
+  abstract readonly namespaceURI: string | null
+  abstract readonly prefix: string | null
+  abstract readonly nodeValue: string | null
   parentNode: XNode | null = null
-  ownerDocument: XDocument | null = null
-  childNodes: XNode[] = NO_CHILDREN
   firstChild: XNode | null = null
   lastChild: XNode | null = null
   previousSibling: XNode | null = null
   nextSibling: XNode | null = null
+  ownerDocument: XDocument | null = null
   order = 0
-  /** The cheerio node mirrored (elements and the document), for text extraction. */
-  source: AnyNode | undefined
+
+  /** Built on demand: xpath walks firstChild/nextSibling. */
+  get childNodes(): XNode[] {
+    const out: XNode[] = []
+    for (let n = this.firstChild; n; n = n.nextSibling) out.push(n)
+    return out
+  }
 
   compareDocumentPosition(other: XNode): number {
     if (typeof other.order !== 'number') return 0
     return other.order > this.order ? FOLLOWING : other.order < this.order ? PRECEDING : 0
   }
 }
-const NO_CHILDREN: XNode[] = []
 
 export class XAttr extends XNode {
-  readonly nodeType = ATTRIBUTE
-  constructor(
-    readonly nodeName: string,
-    readonly value: string,
-    readonly ownerElement: XElement,
-  ) {
+  readonly nodeType = 2
+  readonly localName: string
+  readonly namespaceURI: string | null
+  readonly prefix: string | null
+  constructor(readonly nodeName: string, readonly value: string, readonly ownerElement: XElement, namespace: string | undefined, prefix: string | undefined) {
     super()
-    this.nodeValue = value
     const colon = nodeName.indexOf(':')
     this.localName = colon < 0 ? nodeName : nodeName.slice(colon + 1)
+    this.namespaceURI = namespace || null
+    this.prefix = prefix || null
   }
   get name() { return this.nodeName }
+  get nodeValue() { return this.value }
 }
 
-class AttrList extends Array<XAttr> {
-  item(i: number): XAttr | null { return this[i] ?? null }
+/** The NamedNodeMap subset xpath uses (`length`, `item`). */
+class AttrList {
+  constructor(readonly items: XAttr[]) {}
+  get length() { return this.items.length }
+  item(i: number): XAttr | null { return this.items[i] ?? null }
 }
-const NO_ATTRIBUTES = new AttrList()
+const NO_ATTRIBUTES = new AttrList([])
 
 export class XElement extends XNode {
-  readonly nodeType = ELEMENT
-  attributes: AttrList = NO_ATTRIBUTES
-  constructor(readonly nodeName: string) { super() }
+  readonly nodeType = 1
+  attributes = NO_ATTRIBUTES
+  localName: string
+  namespaceURI: string | null
+  prefix: string | null = null
+  constructor(readonly source: Element, readonly nodeName: string, namespace: string | null) {
+    super()
+    this.localName = nodeName
+    this.namespaceURI = namespace
+  }
   get tagName() { return this.nodeName }
+  get nodeValue() { return null }
   getAttribute(name: string): string | null {
-    for (const a of this.attributes) if (a.nodeName === name) return a.value
-    return null
+    return this.source.attribs[name] ?? null
   }
 }
 
+/** Text, comment and CDATA nodes. */
 export class XCharacterData extends XNode {
-  constructor(readonly nodeType: number, readonly nodeName: string, data: string) {
-    super()
-    this.nodeValue = data
-  }
-  get data() { return this.nodeValue ?? '' }
+  constructor(readonly nodeType: number, readonly nodeName: string, readonly nodeValue: string) { super() }
+  get data() { return this.nodeValue }
+  get localName() { return null }
+  get namespaceURI() { return null }
+  get prefix() { return null }
 }
 
 export class XDocument extends XNode {
-  readonly nodeType = DOCUMENT
+  readonly nodeType = 9
   readonly nodeName = '#document'
   documentElement: XElement | null = null
   private ids: Map<string, XElement> | undefined
+  constructor(readonly source: Document) { super() }
+  get localName() { return null }
+  get namespaceURI() { return null }
+  get prefix() { return null }
+  get nodeValue() { return null }
   getElementById(id: string): XElement | null {
     if (!this.ids) {
       this.ids = new Map()
@@ -103,69 +117,88 @@ function nextInOrder(n: XNode): XNode | null {
   return null
 }
 
-/** Namespace declarations in scope, used for XML documents (parse5 already resolves HTML's). */
+/** Namespace declarations in scope, for XML documents (parse5 resolves HTML's itself). */
 type Scope = ReadonlyMap<string, string>
+const NO_SCOPE: Scope = new Map()
 
 /** Mirror a cheerio document. `xml`: names keep their prefixes and namespaces come from xmlns attributes. */
 export function mirror(root: Document, xml: boolean): XDocument {
-  const doc = new XDocument()
-  doc.source = root
-  let order = 0
-  doc.order = order++
-  // Iterative: broken pages can nest deeper than the call stack allows.
-  const stack: Array<{ source: AnyNode; parent: XNode; scope: Scope }> = []
-  for (let i = root.children.length - 1; i >= 0; i--) stack.push({ source: root.children[i], parent: doc, scope: new Map() })
-  while (stack.length > 0) {
-    const { source, parent, scope } = stack.pop()!
-    let node: XNode
-    let childScope = scope
-    if (source.type === 'tag' || source.type === 'script' || source.type === 'style') {
-      const el = source as Element
-      const x = new XElement(el.name)
-      x.order = order++
-      x.source = el
-      if (xml) childScope = declare(el, scope)
-      setName(x, el, xml, childScope)
-      const names = Object.keys(el.attribs)
-      if (names.length > 0) {
-        x.attributes = new AttrList()
-        for (const name of names) {
-          const a = new XAttr(name, el.attribs[name], x)
-          a.order = order++
-          a.ownerDocument = doc
-          a.namespaceURI = el['x-attribsNamespace']?.[name] || null
-          a.prefix = el['x-attribsPrefix']?.[name] || null
-          x.attributes.push(a)
-        }
-      }
-      if (!doc.documentElement) doc.documentElement = x
-      node = x
-    } else if (source.type === 'text') node = new XCharacterData(TEXT, '#text', source.data)
-    else if (source.type === 'comment') node = new XCharacterData(COMMENT, '#comment', source.data)
-    else if (source.type === 'cdata') {
-      const text = source.children.map((c) => ('data' in c ? c.data : '')).join('')
-      node = new XCharacterData(CDATA, '#cdata-section', text)
-    } else continue // doctype and processing instructions are not XPath nodes
-    if (node.order === 0) node.order = order++
-    node.ownerDocument = doc
-    append(parent, node)
-    if (node instanceof XElement) {
-      const children = (source as Element).children
-      for (let i = children.length - 1; i >= 0; i--) stack.push({ source: children[i], parent: node, scope: childScope })
+  const doc = new XDocument(root)
+  let order = 1
+  // Iterative with parallel stacks: broken pages can nest deeper than the call stack allows.
+  const sources: AnyNode[] = []
+  const parents: XNode[] = []
+  const scopes: Scope[] = []
+  const pushChildren = (children: AnyNode[], parent: XNode, scope: Scope) => {
+    for (let i = children.length - 1; i >= 0; i--) {
+      sources.push(children[i])
+      parents.push(parent)
+      scopes.push(scope)
     }
+  }
+  pushChildren(root.children, doc, NO_SCOPE)
+  while (sources.length > 0) {
+    const source = sources.pop()!
+    const parent = parents.pop()!
+    const scope = scopes.pop()!
+    let node: XNode
+    switch (source.type) {
+      case 'tag':
+      case 'script':
+      case 'style': {
+        const childScope = xml ? declare(source, scope) : scope
+        const el = element(source, xml, childScope)
+        el.order = order++
+        const names = Object.keys(source.attribs)
+        if (names.length > 0) {
+          const items: XAttr[] = []
+          for (const name of names) {
+            const a = new XAttr(name, source.attribs[name], el, source['x-attribsNamespace']?.[name], source['x-attribsPrefix']?.[name])
+            a.order = order++
+            a.ownerDocument = doc
+            items.push(a)
+          }
+          el.attributes = new AttrList(items)
+        }
+        doc.documentElement ??= el
+        pushChildren(source.children, el, childScope)
+        node = el
+        break
+      }
+      case 'text':
+        node = new XCharacterData(3, '#text', source.data)
+        node.order = order++
+        break
+      case 'comment':
+        node = new XCharacterData(8, '#comment', source.data)
+        node.order = order++
+        break
+      case 'cdata':
+        node = new XCharacterData(4, '#cdata-section', source.children.map((c) => ('data' in c ? c.data : '')).join(''))
+        node.order = order++
+        break
+      default:
+        continue // doctype and processing instructions are not XPath nodes
+    }
+    node.ownerDocument = doc
+    node.parentNode = parent
+    const last = parent.lastChild
+    node.previousSibling = last
+    if (last) last.nextSibling = node
+    else parent.firstChild = node
+    parent.lastChild = node
   }
   return doc
 }
 
-function append(parent: XNode, node: XNode) {
-  if (parent.childNodes === NO_CHILDREN) parent.childNodes = []
-  const last = parent.lastChild
-  node.parentNode = parent
-  node.previousSibling = last
-  if (last) last.nextSibling = node
-  else parent.firstChild = node
-  parent.lastChild = node
-  parent.childNodes.push(node)
+function element(source: Element, xml: boolean, scope: Scope): XElement {
+  if (!xml) return new XElement(source, source.name, source.namespace ?? null)
+  const colon = source.name.indexOf(':')
+  const prefix = colon < 0 ? null : source.name.slice(0, colon)
+  const el = new XElement(source, source.name, scope.get(prefix ?? '') ?? null)
+  el.prefix = prefix
+  el.localName = colon < 0 ? source.name : source.name.slice(colon + 1)
+  return el
 }
 
 function declare(el: Element, scope: Scope): Scope {
@@ -178,18 +211,6 @@ function declare(el: Element, scope: Scope): Scope {
   return out ?? scope
 }
 
-function setName(x: XElement, el: Element, xml: boolean, scope: Scope) {
-  if (!xml) {
-    x.localName = el.name
-    x.namespaceURI = el.namespace ?? null
-    return
-  }
-  const colon = el.name.indexOf(':')
-  x.prefix = colon < 0 ? null : el.name.slice(0, colon)
-  x.localName = colon < 0 ? el.name : el.name.slice(colon + 1)
-  x.namespaceURI = scope.get(x.prefix ?? '') ?? null
-}
-
 /** Namespace prefixes declared anywhere in an XML document (first declaration wins). */
 export function declaredPrefixes(root: Document): Record<string, string> {
   const out: Record<string, string> = {}
@@ -197,10 +218,10 @@ export function declaredPrefixes(root: Document): Record<string, string> {
   while (stack.length > 0) {
     const n = stack.pop()!
     if (n.type !== 'tag') continue
-    for (const [name, value] of Object.entries((n as Element).attribs)) {
+    for (const [name, value] of Object.entries(n.attribs)) {
       if (name.startsWith('xmlns:') && !(name.slice(6) in out)) out[name.slice(6)] = value
     }
-    stack.push(...(n as Element).children)
+    stack.push(...n.children)
   }
   return out
 }

@@ -55,7 +55,7 @@ export const blobStoreContract = (t: Test, name: string, make: () => Promise<Blo
         await run(store.put(`${key}${suffix}`, bytesOf(`other${suffix}`), 'application/octet-stream'))
       }
       const got = await run(Effect.either(store.get(key)))
-      t.ok(Either.isRight(got), 'the first blob is still readable')
+      t.ok(Either.isRight(got), `the first blob is still readable${Either.isLeft(got) ? ` (got ${got.left._tag})` : ''}`)
       if (Either.isRight(got)) {
         t.equal(Buffer.from(got.right.bytes).toString(), 'main')
         t.equal(got.right.contentType, 'text/plain')

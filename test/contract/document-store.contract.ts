@@ -90,6 +90,8 @@ export const documentStoreContract = (t: Test, name: string, make: () => Promise
       t.same(await ids(c, { name: { $contains: 'BROWN' } }), ['d'])
       t.same(await ids(c, { name: { $contains: 'zzz' } }), [])
       t.same(await ids(c, { name: { $contains: '%' } }), [], 'no wildcard semantics')
+      await run(store.put(c, { _id: 'e', name: 'ÉLODIE Ørsted' }))
+      t.same(await ids(c, { name: { $contains: 'élodie ørs' } }), ['e'], 'case-insensitive beyond ASCII')
     })
 
     t.test('dotted paths', async (t) => {

@@ -1,0 +1,64 @@
+/**
+ * bench:light — N light jobs through the API (separate service process, embedded profile) against a local fixture
+ * server, beside a raw impit fetch loop (no gateway, no service) against the same server in the same run.
+ */
+import { Impit } from 'impit'
+import { startFixtureSite } from '../test/fixtures/site.js'
+import { tempDataDir } from '../test/helpers/service.js'
+import { runCli, spawnService } from '../test/helpers/process.js'
+import { fmt, percentile, pool } from './stats.js'
+
+const N = Number(process.env.BENCH_JOBS ?? 300)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
+
+const site = await startFixtureSite()
+const env = { DATA_DIR: tempDataDir('bench-light'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, FETCHER_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'error' }
+const { api_key: key } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise'])
+const service = await spawnService(env)
+const headers = { 'x-api-key': key, 'content-type': 'application/json' }
+
+const runServiceJobs = async (count: number) => {
+  const latencies: number[] = []
+  const started = performance.now()
+  await pool(count, CONCURRENCY, async () => {
+    const t0 = performance.now()
+    const res = await fetch(`${service.base}/v1/jobs`, { method: 'POST', headers, body: JSON.stringify({ job_type: 'light', target_url: `${site.origin}/page` }) })
+    const { job_id } = (await res.json()) as { job_id: string }
+    for (;;) {
+      const result = await fetch(`${service.base}/v1/jobs/${job_id}/result`, { headers })
+      if (result.status === 200) { const body = (await result.json()) as { status: string }; if (body.status !== 'succeeded') throw new Error(`job failed: ${JSON.stringify(body)}`); break }
+      await result.arrayBuffer()
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    latencies.push(performance.now() - t0)
+  })
+  return { seconds: (performance.now() - started) / 1000, latencies }
+}
+
+const runRawImpit = async (count: number) => {
+  const latencies: number[] = []
+  const started = performance.now()
+  await pool(count, CONCURRENCY, async () => {
+    const t0 = performance.now()
+    const client = new Impit({ browser: 'chrome', followRedirects: false })
+    const res = await client.fetch(`${site.origin}/page`)
+    await res.text()
+    latencies.push(performance.now() - t0)
+  })
+  return { seconds: (performance.now() - started) / 1000, latencies }
+}
+
+await runServiceJobs(Math.min(30, N)) // warm-up
+await runRawImpit(Math.min(30, N))
+const svc = await runServiceJobs(N)
+const raw = await runRawImpit(N)
+service.child.kill('SIGTERM')
+await service.exited
+await site.close()
+
+const svcRate = N / svc.seconds
+const rawRate = N / raw.seconds
+console.log(`bench:light  jobs=${N} concurrency=${CONCURRENCY}`)
+console.log(`service  ${fmt(svcRate)} jobs/s   submit-to-result p50 ${fmt(percentile(svc.latencies, 50))} ms  p99 ${fmt(percentile(svc.latencies, 99))} ms`)
+console.log(`raw impit ${fmt(rawRate)} fetches/s  p50 ${fmt(percentile(raw.latencies, 50))} ms  p99 ${fmt(percentile(raw.latencies, 99))} ms`)
+console.log(`ratio: ${(svcRate / rawRate).toFixed(2)}`)

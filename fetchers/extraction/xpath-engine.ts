@@ -1,0 +1,152 @@
+/**
+ * The `xpath` package with two speed fixes for large HTML pages (results are unchanged):
+ *
+ * 1. Rewriting `//x[p]` (descendant-or-self::node()/child::x[p]) to `descendant::x[p]` when the
+ *    predicates cannot depend on position. xpath evaluates the child step once per node of the
+ *    page otherwise, each time with fresh context objects.
+ * 2. Node sets deduplicate with a Set and sort by our mirror's document-order index: the
+ *    package does a linear scan per added node and an AVL sort per node set, which turns a
+ *    20 000-node result quadratic.
+ */
+import xpathLib from 'xpath'
+import type { XNode } from './xpath-dom.js'
+
+export interface XValue {
+  stringValue(): string
+  numberValue(): number
+  booleanValue(): boolean
+}
+export interface XNodeSetValue extends XValue {
+  toArray(): XNode[]
+}
+export interface ParsedXPath {
+  evaluate(options: Record<string, unknown>): XValue
+}
+type AnyClass = abstract new (...args: never[]) => object
+
+// The parser, AST and value classes exist at run time but are missing from xpath's typings.
+interface XPathInternals {
+  parse(expression: string): ParsedXPath & { expression: unknown }
+  XNodeSet: (abstract new (...args: never[]) => XNodeSetValue) & { prototype: NodeSetInternals }
+  XNumber: abstract new (...args: never[]) => { numberValue(): number; readonly kind?: 'number' }
+  XBoolean: abstract new (...args: never[]) => { booleanValue(): boolean; readonly kind?: 'boolean' }
+  Step: (new (axis: number, nodeTest: unknown, predicates: unknown[]) => StepNode) & { CHILD: number; DESCENDANT: number; DESCENDANTORSELF: number }
+  LocationPath: AnyClass
+  PathExpr: AnyClass
+  FunctionCall: AnyClass
+  OrOperation: AnyClass
+  AndOperation: AnyClass
+  EqualsOperation: AnyClass
+  NotEqualOperation: AnyClass
+  LessThanOperation: AnyClass
+  GreaterThanOperation: AnyClass
+  LessThanOrEqualOperation: AnyClass
+  GreaterThanOrEqualOperation: AnyClass
+}
+interface StepNode {
+  axis: number
+  nodeTest: unknown
+  predicates: unknown[]
+}
+interface NodeSetInternals {
+  nodes: unknown[]
+  size: number
+  tree: unknown
+  seen?: Set<unknown>
+  init(): void
+  add(node: unknown): void
+  toArray(): unknown[]
+  first(): unknown
+}
+
+export const xpath = xpathLib as unknown as XPathInternals
+
+const BOOLEAN_OPERATIONS: AnyClass[] = [
+  xpath.OrOperation, xpath.AndOperation, xpath.EqualsOperation, xpath.NotEqualOperation, xpath.LessThanOperation,
+  xpath.GreaterThanOperation, xpath.LessThanOrEqualOperation, xpath.GreaterThanOrEqualOperation,
+]
+const BOOLEAN_FUNCTIONS = new Set(['contains', 'starts-with', 'not', 'boolean', 'true', 'false', 'lang'])
+
+/** Every object of an AST (it has no cycles, but guard anyway). */
+function* walk(root: unknown): Generator<Record<string, unknown>> {
+  const stack = [root]
+  const seen = new Set<unknown>()
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue
+    seen.add(node)
+    yield node as Record<string, unknown>
+    stack.push(...Object.values(node))
+  }
+}
+
+/** A predicate is positional when it may be a number or mentions position()/last(); only then does the rewrite change results. */
+function positional(predicate: unknown): boolean {
+  for (const n of walk(predicate)) {
+    if (n instanceof xpath.FunctionCall && (n.functionName === 'position' || n.functionName === 'last')) return true
+  }
+  if (BOOLEAN_OPERATIONS.some((c) => predicate instanceof c)) return false
+  if (!(predicate instanceof xpath.PathExpr)) return true
+  const p = predicate as { filter?: unknown; filterPredicates?: unknown[]; locationPath?: unknown }
+  if (!p.filter) return false // a location path: a node set, true when non-empty
+  const booleanCall = p.filter instanceof xpath.FunctionCall && BOOLEAN_FUNCTIONS.has((p.filter as { functionName: string }).functionName)
+  return !(booleanCall && !p.locationPath && (p.filterPredicates?.length ?? 0) === 0)
+}
+
+function optimize(expression: unknown) {
+  for (const n of [...walk(expression)]) {
+    if (!(n instanceof xpath.LocationPath)) continue
+    const steps = (n as unknown as { steps: StepNode[] }).steps
+    for (let i = 0; i < steps.length - 1; i++) {
+      const [a, b] = [steps[i], steps[i + 1]]
+      const anyNode = a.axis === xpath.Step.DESCENDANTORSELF && String(a.nodeTest) === 'node()' && a.predicates.length === 0
+      if (anyNode && b.axis === xpath.Step.CHILD && !b.predicates.some(positional)) {
+        steps.splice(i, 2, new xpath.Step(xpath.Step.DESCENDANT, b.nodeTest, b.predicates))
+      }
+    }
+  }
+}
+
+const compiled = new Map<string, ParsedXPath>()
+/** Parse (and optimize) an expression; monitors re-run the same hooks, so keep a bounded cache. */
+export function parseXPath(path: string): ParsedXPath {
+  let parsed = compiled.get(path)
+  if (!parsed) {
+    const fresh = xpath.parse(path)
+    optimize(fresh.expression)
+    parsed = fresh
+    if (compiled.size >= 500) compiled.delete(compiled.keys().next().value!)
+    compiled.set(path, parsed)
+  }
+  return parsed
+}
+
+const ordered = (nodes: unknown[]): nodes is XNode[] => nodes.every((n) => typeof (n as XNode).order === 'number')
+
+function patchNodeSets() {
+  const proto = xpath.XNodeSet.prototype
+  const { init, toArray, first } = proto
+  proto.init = function () {
+    init.call(this)
+    this.seen = undefined
+  }
+  proto.add = function (node) {
+    this.seen ??= new Set(this.nodes)
+    if (this.seen.has(node)) return
+    this.seen.add(node)
+    this.tree = null
+    this.nodes.push(node)
+    this.size += 1
+  }
+  // Nodes of other DOMs (and XPath namespace nodes) have no order index: keep the package's sort.
+  proto.toArray = function () {
+    return ordered(this.nodes) ? [...this.nodes].sort((a, b) => a.order - b.order) : toArray.call(this)
+  }
+  proto.first = function () {
+    if (!ordered(this.nodes)) return first.call(this)
+    let min: XNode | null = null
+    for (const n of this.nodes) if (!min || n.order < min.order) min = n
+    return min
+  }
+}
+patchNodeSets()

@@ -1,0 +1,64 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Effect, Either } from 'effect'
+import t from 'tap'
+import { makeLocalBlobStore } from '../../infra/blob/local-folder.js'
+import { blobStoreContract } from './blob-store.contract.js'
+
+const SECRET = 'test-signing-secret'
+const BASE = 'http://127.0.0.1:8080/artifacts/download'
+
+const fixture = (now?: () => number) => {
+  const root = mkdtempSync(join(tmpdir(), 'sw-blobs-'))
+  const store = makeLocalBlobStore({ root, downloadBase: BASE, signingSecret: SECRET, ...(now ? { now } : {}) })
+  return { store, root, cleanup: async () => rmSync(root, { recursive: true, force: true }) }
+}
+
+blobStoreContract(t, 'local folder', async () => fixture())
+
+/** The parameters a download request carries, as the API route reads them. */
+const paramsOf = (url: string) => {
+  const q = new URL(url).searchParams
+  return { key: q.get('key')!, expires: Number(q.get('expires')), name: q.get('name')!, sig: q.get('sig')! }
+}
+
+t.test('local folder: signed download URLs', async (t) => {
+  let clock = Date.parse('2024-05-01T12:00:00.000Z')
+  const { store, cleanup } = fixture(() => clock)
+  t.teardown(cleanup)
+  const signed = await Effect.runPromise(store.signedUrl('jobs/j1/page.html', 60, 'page.html'))
+  t.ok(signed.url.startsWith(`${BASE}?`), 'served by the API download route')
+  t.equal(signed.expires_at, '2024-05-01T12:01:00.000Z', 'expiry = injected now + ttl')
+  const p = paramsOf(signed.url)
+  t.same(p.key, 'jobs/j1/page.html')
+
+  t.same(store.verify(p.key, p.expires, p.name, p.sig), { ok: true }, 'the URL as issued verifies')
+  t.same(store.verify('jobs/j2/page.html', p.expires, p.name, p.sig), { ok: false, reason: 'bad_signature' }, 'tampered key')
+  t.same(store.verify(p.key, p.expires, 'evil.exe', p.sig), { ok: false, reason: 'bad_signature' }, 'tampered name')
+  t.same(store.verify(p.key, p.expires + 3600, p.name, p.sig), { ok: false, reason: 'bad_signature' }, 'extended expiry')
+  const flipped = (p.sig[0] === 'A' ? 'B' : 'A') + p.sig.slice(1)
+  t.same(store.verify(p.key, p.expires, p.name, flipped), { ok: false, reason: 'bad_signature' }, 'tampered signature')
+  t.same(store.verify(p.key, p.expires, p.name, ''), { ok: false, reason: 'bad_signature' }, 'missing signature')
+
+  const other = makeLocalBlobStore({ root: '/nonexistent', downloadBase: BASE, signingSecret: 'another-secret', now: () => clock })
+  t.same(other.verify(p.key, p.expires, p.name, p.sig), { ok: false, reason: 'bad_signature' }, 'another secret rejects it')
+
+  clock += 60_000
+  t.same(store.verify(p.key, p.expires, p.name, p.sig), { ok: true }, 'still valid at the expiry instant')
+  clock += 1_000
+  t.same(store.verify(p.key, p.expires, p.name, p.sig), { ok: false, reason: 'expired' }, 'rejected after expiry')
+})
+
+t.test('local folder: keys that could escape the root are refused', async (t) => {
+  const { store, root, cleanup } = fixture()
+  t.teardown(cleanup)
+  const bytes = new TextEncoder().encode('x')
+  for (const key of ['../outside', 'a/../../outside', 'a/../b', 'a/./b', '/etc/passwd', 'a//b/..', '..', 'a\\..\\..\\b']) {
+    const put = await Effect.runPromise(Effect.either(store.put(key, bytes, 'text/plain')))
+    t.ok(Either.isLeft(put), `put refuses ${JSON.stringify(key)}`)
+    const get = await Effect.runPromise(Effect.either(store.get(key)))
+    t.ok(Either.isLeft(get), `get refuses ${JSON.stringify(key)}`)
+  }
+  t.notOk(existsSync(join(root, '..', 'outside')), 'nothing written next to the root')
+})

@@ -1,0 +1,120 @@
+import { Either } from 'effect'
+import t from 'tap'
+import { fold, type Decider } from '../../domain/decider.js'
+import { jobDecider, type JobCommand } from '../../domain/job/decider.js'
+import { JobFailed, JobRequested, JobStarted, JobSucceeded, type ArtifactRecord } from '../../domain/job/events.js'
+import { validateJobSpec, type JobSpec } from '../../domain/job/spec.js'
+import { orgDecider, type OrgCommand } from '../../domain/org/decider.js'
+import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, type KeyLimits } from '../../domain/org/events.js'
+
+/** Either the events a command decides, or its error: a tag, or a pattern the error must match. */
+type Expected<E> = readonly E[] | string | { readonly _tag: string; readonly [field: string]: unknown }
+
+/** given(events).when(command).then(expected, message): folds the history, decides, compares. */
+const scenario = <C, E, S, Err extends { readonly _tag: string }>(decider: Decider<C, E, S, Err>) =>
+  (history: readonly E[]) => ({
+    when: (command: C) => ({
+      then: (expected: Expected<E>, message: string) => {
+        const result = decider.decide(command, fold(decider, history))
+        if (Array.isArray(expected)) {
+          if (Either.isLeft(result)) return t.fail(`${message}: expected events, got ${result.left._tag}`, { error: result.left })
+          return t.same(result.right, expected, message)
+        }
+        if (Either.isRight(result)) return t.fail(`${message}: expected an error, got events`, { events: result.right })
+        return typeof expected === 'string'
+          ? t.equal(result.left._tag, expected, message)
+          : t.match(result.left, expected, message)
+      },
+    }),
+  })
+
+// ---- jobs ------------------------------------------------------------------------------------------
+
+const given = scenario(jobDecider)
+const NOW = '2024-05-01T12:00:00.000Z'
+const LATER = '2024-05-01T12:05:00.000Z'
+
+const specFor = (input: Record<string, unknown>): JobSpec => {
+  const result = validateJobSpec(input, { allowlist: new Set(), isTimeZone: () => true })
+  if (!result.ok) throw new Error(`invalid test spec: ${JSON.stringify(result.errors)}`)
+  return result.spec
+}
+const spec = specFor({ job_type: 'light', target_url: 'https://example.com/page' })
+
+const request: JobCommand = { _tag: 'RequestJob', job_id: 'j1', org_id: 'o1', api_key_id: 'k1', spec, now: NOW }
+const start: JobCommand = { _tag: 'StartJob', job_id: 'j1', worker_id: 'w1', now: NOW }
+const artifact: ArtifactRecord = {
+  artifact_id: 'a1', artifact_type: 'html', content_type: 'text/html', size: 10, sha256: 'ab', blob_key: 'jobs/j1/a1', created_at: LATER,
+}
+const succeed: JobCommand = { _tag: 'SucceedJob', job_id: 'j1', manifest: { status_code: 200 }, artifacts: [artifact], now: LATER }
+const fail: JobCommand = { _tag: 'FailJob', job_id: 'j1', failure_reason: 'timeout', message: 'took too long', now: LATER }
+
+const requested = new JobRequested({ job_id: 'j1', org_id: 'o1', api_key_id: 'k1', spec, credit_weight: 1, requested_at: NOW })
+const started = (attempt: number) => new JobStarted({ job_id: 'j1', attempt, worker_id: 'w1', started_at: NOW })
+const succeeded = new JobSucceeded({ job_id: 'j1', manifest: { status_code: 200 }, artifacts: [artifact], finished_at: LATER })
+const failed = new JobFailed({ job_id: 'j1', failure_reason: 'timeout', message: 'took too long', finished_at: LATER })
+
+t.equal(spec.job_type, 'light', 'the test spec is normalized by validateJobSpec')
+
+given([]).when(request).then([requested], 'RequestJob on a new job records JobRequested')
+given([]).when({ ...request, spec: specFor({ job_type: 'stealth', target_url: 'https://example.com/' }) })
+  .then([new JobRequested({ ...requested, spec: specFor({ job_type: 'stealth', target_url: 'https://example.com/' }), credit_weight: 30 })], 'the credit weight follows the tier')
+given([requested]).when(request).then({ _tag: 'StateConflict', code: 'job_exists' }, 'RequestJob twice conflicts')
+
+given([requested]).when(start).then([started(1)], 'StartJob on a queued job is attempt 1')
+given([requested, started(1)]).when({ ...start, worker_id: 'w2' })
+  .then([new JobStarted({ job_id: 'j1', attempt: 2, worker_id: 'w2', started_at: NOW })], 'StartJob on a running job is a restart: attempt 2')
+
+given([requested, started(1)]).when(succeed).then([succeeded], 'SucceedJob on a running job')
+given([requested]).when(succeed).then({ _tag: 'StateConflict', code: 'job_not_running' }, 'SucceedJob on a queued job conflicts')
+
+given([requested, started(1)]).when(fail).then([failed], 'FailJob on a running job')
+given([requested, started(1)]).when({ ...fail, manifest: { status_code: 503 }, artifacts: [artifact] })
+  .then([new JobFailed({ job_id: 'j1', failure_reason: 'timeout', message: 'took too long', manifest: { status_code: 503 }, artifacts: [artifact], finished_at: LATER })], 'FailJob keeps an optional manifest and artifacts')
+
+for (const [label, end] of [['succeeded', succeeded], ['failed', failed]] as const) {
+  for (const command of [start, succeed, fail]) {
+    given([requested, started(1), end]).when(command).then({ _tag: 'StateConflict', code: 'job_finished' }, `${command._tag} on a ${label} job conflicts`)
+  }
+  given([requested, started(1), end]).when(request).then({ _tag: 'StateConflict', code: 'job_exists' }, `RequestJob on a ${label} job conflicts`)
+}
+
+for (const command of [start, succeed, fail]) {
+  given([]).when(command).then({ _tag: 'NotFound', resource: 'job', id: 'j1' }, `${command._tag} on a missing job is NotFound`)
+}
+
+t.match(fold(jobDecider, [requested, started(1), started(2)]), { status: 'running', attempt: 2, org_id: 'o1' }, 'evolve tracks status and attempt')
+
+// ---- organizations ---------------------------------------------------------------------------------
+
+const givenOrg = scenario(orgDecider)
+const createOrg: OrgCommand = { _tag: 'CreateOrg', org_id: 'o1', name: '  Acme  ', plan: 'pro', now: NOW }
+const limits: KeyLimits = { rate_limit_rpm: 60, daily_quota: 1000, max_concurrent_jobs: null, enforcement_mode: 'block', ip_allowlist: [] }
+const createKey: OrgCommand = {
+  _tag: 'CreateApiKey', org_id: 'o1', key_id: 'k1', name: 'ci', key_hash: 'hash', key_prefix: 'sw_abc',
+  scopes: ['jobs:write'], limits, expires_at: null, now: NOW,
+}
+const revoke: OrgCommand = { _tag: 'RevokeApiKey', org_id: 'o1', key_id: 'k1', now: LATER }
+
+const orgCreated = new OrgCreated({ org_id: 'o1', name: 'Acme', plan: 'pro', created_at: NOW })
+const keyCreated = new ApiKeyCreated({
+  key_id: 'k1', org_id: 'o1', name: 'ci', key_hash: 'hash', key_prefix: 'sw_abc', scopes: ['jobs:write'], limits, expires_at: null, created_at: NOW,
+})
+const keyRevoked = new ApiKeyRevoked({ key_id: 'k1', org_id: 'o1', revoked_at: LATER })
+
+givenOrg([]).when(createOrg).then([orgCreated], 'CreateOrg records OrgCreated with the name trimmed')
+givenOrg([]).when({ ...createOrg, plan: 'platinum' })
+  .then({ _tag: 'ValidationFailed', errors: [{ field: 'plan', code: 'invalid_plan' }] }, 'an unknown plan is invalid_plan')
+givenOrg([]).when({ ...createOrg, name: '   ', plan: 'gold' })
+  .then({ _tag: 'ValidationFailed', errors: [{ field: 'name', code: 'invalid_name' }, { field: 'plan', code: 'invalid_plan' }] }, 'every failing field is reported')
+givenOrg([]).when({ ...createOrg, name: 'x'.repeat(201) }).then({ _tag: 'ValidationFailed', errors: [{ code: 'invalid_name' }] }, 'a 201-character name is invalid')
+givenOrg([orgCreated]).when(createOrg).then({ _tag: 'StateConflict', code: 'org_exists' }, 'CreateOrg twice conflicts')
+
+givenOrg([]).when(createKey).then({ _tag: 'NotFound', resource: 'org', id: 'o1' }, 'CreateApiKey on a missing org is NotFound')
+givenOrg([orgCreated]).when(createKey).then([keyCreated], 'CreateApiKey records ApiKeyCreated')
+givenOrg([orgCreated, keyCreated]).when(createKey).then({ _tag: 'StateConflict', code: 'key_exists' }, 'CreateApiKey twice conflicts')
+
+givenOrg([orgCreated]).when(revoke).then({ _tag: 'NotFound', resource: 'api_key', id: 'k1' }, 'RevokeApiKey of an unknown key is NotFound')
+givenOrg([]).when(revoke).then({ _tag: 'NotFound', resource: 'org' }, 'RevokeApiKey on a missing org is NotFound')
+givenOrg([orgCreated, keyCreated]).when(revoke).then([keyRevoked], 'RevokeApiKey records ApiKeyRevoked')
+givenOrg([orgCreated, keyCreated, keyRevoked]).when(revoke).then([], 'revoking twice records nothing')
