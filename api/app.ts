@@ -2,12 +2,16 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Ajv from 'ajv'
-import type { ApiContext } from './context.js'
+import type { ApiContext, RouteContext } from './context.js'
+import { makeKeyedMutex } from './keyed-mutex.js'
+import { makeRateWindow } from './rate-window.js'
 import { downloadRoutes } from './downloads.js'
 import { ErrorBodySchema, sendError } from './errors.js'
 import { JobRequestSchema } from './v1/job-request-schema.js'
 import { JobViewSchema } from './v1/job-view.js'
 import { jobRoutes } from './v1/jobs.js'
+import { keyRoutes } from './v1/keys.js'
+import { orgRoutes } from './v1/org.js'
 
 export interface AppOptions {
   readonly logger?: boolean | object
@@ -55,7 +59,10 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   app.get('/healthz', { schema: { tags: ['ops'], summary: 'Liveness', response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }))
 
-  await app.register(async (scope) => jobRoutes(scope, ctx))
+  const routeCtx: RouteContext = { ...ctx, rateWindow: makeRateWindow(), admission: makeKeyedMutex() }
+  await app.register(async (scope) => jobRoutes(scope, routeCtx))
+  await app.register(async (scope) => keyRoutes(scope, routeCtx))
+  await app.register(async (scope) => orgRoutes(scope, routeCtx))
   await app.register(async (scope) => downloadRoutes(scope, ctx))
   return app
 }

@@ -3,6 +3,7 @@ import type { Allowlist } from '../domain/address-policy.js'
 import type { BlobStore } from '../infra/ports/blob-store.js'
 import type { DocumentStore } from '../infra/ports/document-store.js'
 import type { EventStore } from '../infra/ports/event-store.js'
+import type { RateWindow } from './rate-window.js'
 
 export type ApiServices = EventStore | DocumentStore | BlobStore
 
@@ -17,3 +18,12 @@ export interface ApiContext {
   /** Present when artifacts are served by this API (local-folder blob store): checks a signed download URL. */
   readonly verifyDownload?: (key: string, expires: number, name: string, sig: string) => { ok: true } | { ok: false; reason: string }
 }
+
+/** Per-process guards the routes share. */
+export interface ApiGuards {
+  readonly rateWindow: RateWindow
+  /** Serializes one organization's admissions so concurrent submissions see each other. */
+  readonly admission: <A>(orgId: string, section: () => Promise<A>) => Promise<A>
+}
+
+export type RouteContext = ApiContext & ApiGuards

@@ -20,11 +20,11 @@ export interface SubmitJob {
  * With an idempotency token the job id is derived from (organization, token), so concurrent submissions
  * race for the same stream and exactly one JobRequested is appended; the others read the original back.
  */
+export const idempotentJobId = (orgId: string, token: string) => deterministicId(`idempotency:${orgId}:${token}`)
+
 export const submitJob = (input: SubmitJob) =>
   Effect.gen(function* () {
-    const jobId = input.spec.idempotency_token !== undefined
-      ? deterministicId(`idempotency:${input.org_id}:${input.spec.idempotency_token}`)
-      : randomUUID()
+    const jobId = input.spec.idempotency_token !== undefined ? idempotentJobId(input.org_id, input.spec.idempotency_token) : randomUUID()
     const command: JobCommand = {
       _tag: 'RequestJob', job_id: jobId, org_id: input.org_id, api_key_id: input.api_key_id, spec: input.spec, now: new Date().toISOString(),
     }

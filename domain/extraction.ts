@@ -21,8 +21,11 @@ export const DEFAULT_MAX_RESULTS = 50
 export const MAX_MAX_RESULTS = 1000
 /** Longest selector, path or pattern accepted: keeps compile and match costs bounded. */
 export const MAX_EXPRESSION_LENGTH = 2000
-/** Flags every hook pattern is compiled with (plus `g` for iteration at run time). */
-export const REGEX_FLAGS = ''
+/**
+ * Flags every hook pattern is compiled with (plus `g` at run time): `m`, so `^` and `$` match at
+ * line ends, since the visible text a pattern searches has one line per block element.
+ */
+export const REGEX_FLAGS = 'm'
 /** Prefixes always usable in XPath (SVG and MathML keep their own namespaces in HTML); XML pages add theirs. */
 export const XPATH_NAMESPACES: Readonly<Record<string, string>> = {
   html: 'http://www.w3.org/1999/xhtml',
@@ -296,7 +299,7 @@ export function jsonPathProblem(path: string): string | undefined {
   if (closers.length > 0) return `missing "${closers[closers.length - 1]}"`
   // Filters only run on nodes, so probe each script against one empty object to surface syntax errors.
   const scripts = [...path.matchAll(/\[\?\((.*?)\)\]/g)].map((m) => `$[?(${m[1]})]`)
-  for (const probe of [path, ...scripts]) {
+  for (const probe of [jsonPathForEngine(path), ...scripts]) {
     try {
       JSONPath({ path: probe, json: [{}], wrap: true, eval: 'safe', ignoreEvalErrors: false })
     } catch (e) {
@@ -308,6 +311,30 @@ export function jsonPathProblem(path: string): string | undefined {
   return undefined
 }
 
+/**
+ * The path as jsonpath-plus must see it. It reads a key starting with `@` (JSON-LD's `@type`,
+ * `@graph`, `@id`) as its own type operator unless escaped with a backtick, and then throws on
+ * objects lacking the key; `$..['@type']` or `.@type` are escaped here (scripts left alone).
+ */
+export function jsonPathForEngine(path: string): string {
+  let out = ''
+  let depth = 0
+  for (let i = 0; i < path.length; i++) {
+    const c = path[i]
+    if (c === '(') depth++
+    else if (c === ')') depth--
+    out += c
+    if (depth > 0) continue
+    const quoted = c === '[' && /^['"]@/.test(path.slice(i + 1, i + 3))
+    const dotted = c === '.' && /^@[\w$-]+(?![\w$(-])/.test(path.slice(i + 1))
+    if (quoted) {
+      out += `${path[i + 1]}\``
+      i++
+    } else if (dotted) out += '`'
+  }
+  return out
+}
+
 /** A pattern must compile and must not be catastrophic (exponential backtracking) per safe-regex2. */
 export function regexProblem(pattern: string): string | undefined {
   try {
@@ -315,9 +342,46 @@ export function regexProblem(pattern: string): string | undefined {
   } catch (e) {
     return `pattern does not compile: ${(e as Error).message}`
   }
-  if (!safeRegex(pattern)) return 'pattern may backtrack catastrophically (nested or ambiguous repetition)'
+  if (!safeRegex(forSafetyCheck(pattern))) return 'pattern may backtrack catastrophically (nested or ambiguous repetition)'
   return undefined
 }
+
+/**
+ * What safe-regex2 is shown, to spare common patterns its false alarms. It counts every quantifier
+ * as repetition, so `(\d+(?:\.\d+)?)` or `(?:\d{3}-)*` would be "nested"; but an optional part
+ * (`?`, `{0,1}`) or a fixed count of one atom (`\d{3}`) adds no ambiguity, so those are dropped.
+ * Its parser cannot read lookbehind (such patterns were all "unsafe"): they become plain groups,
+ * whose content is still checked.
+ */
+function forSafetyCheck(pattern: string): string {
+  let out = ''
+  let inClass = false
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]
+    if (c === '\\') {
+      out += pattern.slice(i, i + 2)
+      i++
+    } else if (inClass) {
+      if (c === ']') inClass = false
+      out += c
+    } else if (c === '[') {
+      inClass = true
+      out += c
+    } else if (pattern.startsWith('(?<=', i) || pattern.startsWith('(?<!', i)) {
+      out += '(?:'
+      i += 3
+    } else if (c === '?' && pattern[i - 1] !== '(') {
+      // optional (or lazy) quantifier: dropped
+    } else if (c === '{' && droppable(pattern.slice(i, i + 24), pattern[i - 1])) {
+      i = pattern.indexOf('}', i)
+    } else out += c
+  }
+  return out
+}
+
+/** `{0,1}` anywhere; `{n}` after a single atom (`\d{3}`), not after a group: `(.*a){12}` is a real danger. */
+const droppable = (quantifier: string, before: string | undefined) =>
+  /^\{\d+,[01]\}/.test(quantifier) || (/^\{\d+\}/.test(quantifier) && before !== ')')
 
 /** Number of capture groups: an alternative that matches the empty string exposes them all. */
 export function groupCount(pattern: string): number {

@@ -7,7 +7,11 @@ import { makeLightEngine } from '../fetchers/light/engine.js'
 import { makeJobRunner } from '../processors/job-runner.js'
 import { PROJECTIONS } from '../projections/index.js'
 import type { Config, Role } from './config.js'
+import { SecretBox } from '../domain/secret-box.js'
+import type { JobSpec } from '../domain/job/spec.js'
+import { sealSpecSecrets } from '../domain/job/spec-secrets.js'
 import type { Subscription } from './ports/event-log.js'
+import type { EventStoreService } from './ports/event-store.js'
 import { makeRuntime, type Adapters } from './runtime.js'
 
 export interface Logger {
@@ -35,7 +39,20 @@ export interface RunningProcess {
   readonly close: () => Promise<void>
 }
 
-export const startRoles = async (config: Config, adapters: Adapters, roles: readonly Role[], logger: Logger): Promise<RunningProcess> => {
+/**
+ * Seals job secrets at the one place every event is recorded: a JobRequested is appended with its customer proxy
+ * password encrypted, whoever submitted it (API, monitors, replays), so the event store and read models never hold it.
+ */
+const sealingEventStore = (store: EventStoreService, box: SecretBox): EventStoreService => ({
+  ...store,
+  append: (stream, events, expected) => store.append(stream, events.map((event) => event.type === 'JobRequested'
+    ? { ...event, data: { ...event.data, spec: sealSpecSecrets(event.data.spec as JobSpec, box) } }
+    : event), expected),
+})
+
+export const startRoles = async (config: Config, rawAdapters: Adapters, roles: readonly Role[], logger: Logger): Promise<RunningProcess> => {
+  const secretBox = new SecretBox(config.signingSecret)
+  const adapters: Adapters = { ...rawAdapters, eventStore: sealingEventStore(rawAdapters.eventStore, secretBox) }
   const { runtime, run } = makeRuntime(adapters)
   const subscriptions: Subscription[] = []
   const stoppers: (() => Promise<void>)[] = []
@@ -43,7 +60,7 @@ export const startRoles = async (config: Config, adapters: Adapters, roles: read
   if (roles.includes('projector')) {
     for (const projection of PROJECTIONS) {
       subscriptions.push(await Effect.runPromise(adapters.eventLog.subscribe(
-        { name: projection.name, categories: projection.categories, concurrency: 8 },
+        { name: projection.name, categories: projection.categories, concurrency: projection.concurrency },
         (event) => run(projection.apply(event)),
       )))
     }

@@ -1,5 +1,7 @@
+import { auditProjection } from './audit.js'
+import { creditsProjection } from './credits.js'
 import { jobsProjection } from './jobs.js'
 import { orgsProjection } from './orgs.js'
 import type { Projection } from './projection.js'
 
-export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection]
+export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection]

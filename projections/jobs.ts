@@ -23,6 +23,7 @@ export const jobsProjection: Projection = {
   name: 'projection.jobs',
   categories: ['job'],
   collections: [JOBS],
+  concurrency: 8,
   apply: (event) => {
     const d = event.data as Record<string, unknown>
     const jobId = d.job_id as string

@@ -11,6 +11,7 @@ export interface ApiPrincipal {
   readonly plan: string
   readonly scopes: readonly string[]
   readonly limits: KeyLimits
+  readonly org_ip_allowlist: readonly string[]
 }
 
 const invalid = () => new Unauthenticated({ code: 'invalid_api_key', message: 'the API key is invalid, revoked or expired' })
@@ -29,6 +30,7 @@ export const authenticateApiKey = (secret: string, now: Date) =>
     const principal: ApiPrincipal = {
       key_id: key.key_id as string, org_id: key.org_id as string, plan: org.plan as string,
       scopes: key.scopes as string[], limits: key.limits as KeyLimits,
+      org_ip_allowlist: (org.ip_allowlist as string[] | undefined) ?? [],
     }
     return principal
   })

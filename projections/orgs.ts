@@ -11,11 +11,14 @@ export const orgsProjection: Projection = {
   name: 'projection.orgs',
   categories: ['org'],
   collections: [ORGS, API_KEYS, API_KEY_HASHES],
+  concurrency: 1,
   apply: (event) => {
     const d = event.data as Record<string, unknown>
     switch (event.type) {
       case 'OrgCreated':
-        return updateDoc(ORGS, d.org_id as string, event, () => ({ org_id: d.org_id, name: d.name, plan: d.plan, created_at: d.created_at }))
+        return updateDoc(ORGS, d.org_id as string, event, () => ({ org_id: d.org_id, name: d.name, plan: d.plan, created_at: d.created_at, ip_allowlist: [] }))
+      case 'OrgIpAllowlistSet':
+        return updateDoc(ORGS, d.org_id as string, event, (doc) => doc && { ...doc, ip_allowlist: d.ip_allowlist })
       case 'ApiKeyCreated':
         return Effect.zipRight(
           updateDoc(API_KEYS, d.key_id as string, event, () => ({

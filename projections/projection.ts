@@ -7,6 +7,11 @@ export interface Projection {
   readonly name: string
   readonly categories: readonly string[]
   readonly collections: readonly string[]
+  /**
+   * Events handled at once (one stream's events always in order). A projection whose documents gather events of
+   * many streams must use 1: its position guard assumes one writer per document, in log order.
+   */
+  readonly concurrency: number
   readonly apply: (event: RecordedEvent) => Effect.Effect<void, StoreUnavailable, DocumentStore>
 }
 

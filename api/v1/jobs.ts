@@ -1,32 +1,32 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { Effect, Schedule } from 'effect'
-import { submitJob } from '../../commands/jobs.js'
+import { Effect, Option } from 'effect'
+import { idempotentJobId, submitJob } from '../../commands/jobs.js'
+import { jobAdmissionBreaches } from '../../domain/limits.js'
+import { CREDIT_WEIGHTS, PLANS, type PlanName } from '../../domain/plans.js'
+import { admissionUsage } from '../../projections/usage-queries.js'
+import type { Doc } from '../../infra/ports/document-store.js'
 import { NotFound, StateConflict, ValidationFailed } from '../../domain/errors.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
 import { getJob, listJobs } from '../../projections/job-queries.js'
 import { requestedJobDoc } from '../../projections/jobs.js'
 import { BlobStore } from '../../infra/ports/blob-store.js'
-import { principalOf, requireApiKey } from '../auth.js'
-import type { ApiContext } from '../context.js'
+import { enforce, principalOf, requireApiKey } from '../auth.js'
+import type { RouteContext } from '../context.js'
 import { jobView } from './job-view.js'
+import { errors, security, waitForDoc } from './route-helpers.js'
 
-const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, { $ref: 'ErrorBody#' }]))
-const security = [{ apiKey: [] }]
 const isTimeZone = (zone: string) => {
   try { new Intl.DateTimeFormat('en-US', { timeZone: zone }); return true } catch { return false }
 }
 
-/** Submission answers from the read model, so a GET right after it sees the job; the projection is usually there in a millisecond. */
-const waitForJob = (orgId: string, jobId: string) =>
-  getJob(orgId, jobId).pipe(Effect.retry({ schedule: Schedule.spaced('5 millis'), times: 600, while: (e) => e._tag === 'NotFound' }))
 
-export const jobRoutes = async (app: FastifyInstance, ctx: ApiContext) => {
+export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
   app.post('/v1/jobs', {
     preHandler: requireApiKey(ctx, 'jobs.create'),
     schema: {
       tags: ['jobs'], summary: 'Submit a job', security,
-      description: 'Creates a job that fetches one URL. Answers 202 with the queued job; with an `idempotency_token` already used by the organization, answers 200 with the original job and `Idempotent-Replayed: true`. A body that is not JSON answers 400 `malformed_body`; invalid fields answer 422 `validation_failed` listing every failing field.',
+      description: 'Creates a job that fetches one URL. Answers 202 with the queued job; with an `idempotency_token` already used by the organization, answers 200 with the original job and `Idempotent-Replayed: true`. A body that is not JSON answers 400 `malformed_body`; invalid fields answer 422 `validation_failed` listing every failing field. Over a limit (key in `block` mode) answers 429 with `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and `Retry-After`, and one of the codes `rate_limit_exceeded`, `daily_quota_exceeded`, `plan_limit_concurrent_jobs` (queued plus running jobs of the organization), `key_limit_concurrent_jobs`, `plan_limit_monthly_credits`, `plan_limit_job_type_not_allowed`; a rejected request creates no job and costs nothing. In `observe` mode the request passes and `X-RateLimit-Observed` names the limits it exceeded.',
       body: { $ref: 'JobRequest#' },
       response: { 200: { $ref: 'Job#' }, 202: { $ref: 'Job#' }, ...errors(400, 401, 403, 422, 429) },
     },
@@ -34,13 +34,29 @@ export const jobRoutes = async (app: FastifyInstance, ctx: ApiContext) => {
     const principal = principalOf(request)
     const checked = validateJobSpec(request.body, { allowlist: ctx.settings.ssrfAllowlist, isTimeZone })
     if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
-    const requestId = randomUUID()
-    const result = await ctx.run(submitJob({
-      org_id: principal.org_id, api_key_id: principal.key_id, spec: checked.spec,
-      metadata: { correlation_id: requestId, causation_id: null, actor: `api_key:${principal.key_id}` },
-    }))
-    const current = await ctx.run(waitForJob(principal.org_id, result.job_id))
-    if (!result.requested) return reply.code(200).header('Idempotent-Replayed', 'true').send(jobView(current))
+    const spec = checked.spec
+    const replay = (doc: Doc) => reply.code(200).header('Idempotent-Replayed', 'true').send(jobView(doc))
+    if (spec.idempotency_token !== undefined) {
+      const existing = await ctx.run(Effect.option(getJob(principal.org_id, idempotentJobId(principal.org_id, spec.idempotency_token))))
+      if (Option.isSome(existing)) return replay(existing.value)
+    }
+    const result = await ctx.admission(principal.org_id, async () => {
+      const now = Date.now()
+      const usage = await ctx.run(admissionUsage(principal.org_id, principal.key_id, new Date(now)))
+      const breaches = jobAdmissionBreaches(PLANS[principal.plan as PlanName], principal.limits, {
+        jobsToday: usage.jobsToday, activeJobsOrg: usage.activeJobsOrg, activeJobsKey: usage.activeJobsKey,
+        creditsCommitted: usage.creditsUsed + usage.creditsReserved,
+      }, CREDIT_WEIGHTS[spec.job_type], spec.job_type, now)
+      enforce(request, reply, principal, breaches, now)
+      const submitted = await ctx.run(submitJob({
+        org_id: principal.org_id, api_key_id: principal.key_id, spec,
+        metadata: { correlation_id: randomUUID(), causation_id: null, actor: `api_key:${principal.key_id}` },
+      }))
+      // Held until the read model shows the job, so the next admission of this organization counts it.
+      const current = await ctx.run(waitForDoc(getJob(principal.org_id, submitted.job_id)))
+      return { ...submitted, current }
+    })
+    if (!result.requested) return replay(result.current)
     return reply.code(202).send(jobView(requestedJobDoc(result.requested)))
   })
 

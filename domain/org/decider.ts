@@ -2,7 +2,7 @@ import { Either } from 'effect'
 import type { Decider } from '../decider.js'
 import { NotFound, StateConflict, ValidationFailed, fieldError } from '../errors.js'
 import { isPlanName, type PlanName } from '../plans.js'
-import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, type KeyLimits, type OrgEvent } from './events.js'
+import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, OrgIpAllowlistSet, type KeyLimits, type OrgEvent } from './events.js'
 
 export interface KeyState { readonly revoked: boolean }
 export type OrgState =
@@ -16,6 +16,7 @@ export type OrgCommand =
     readonly key_prefix: string; readonly scopes: readonly string[]; readonly limits: KeyLimits; readonly expires_at: string | null; readonly now: string
   }
   | { readonly _tag: 'RevokeApiKey'; readonly org_id: string; readonly key_id: string; readonly now: string }
+  | { readonly _tag: 'SetOrgIpAllowlist'; readonly org_id: string; readonly ip_allowlist: readonly string[]; readonly now: string }
 
 export type OrgError = NotFound | StateConflict | ValidationFailed
 
@@ -29,6 +30,8 @@ export const orgDecider: Decider<OrgCommand, OrgEvent, OrgState, OrgError> = {
         return state.exists ? { ...state, keys: new Map(state.keys).set(event.key_id, { revoked: false }) } : state
       case 'ApiKeyRevoked':
         return state.exists ? { ...state, keys: new Map(state.keys).set(event.key_id, { revoked: true }) } : state
+      case 'OrgIpAllowlistSet':
+        return state
     }
   },
   decide: (command, state) => {
@@ -54,6 +57,10 @@ export const orgDecider: Decider<OrgCommand, OrgEvent, OrgState, OrgError> = {
         if (!key) return Either.left(new NotFound({ resource: 'api_key', id: command.key_id }))
         if (key.revoked) return Either.right([])
         return Either.right([new ApiKeyRevoked({ org_id: command.org_id, key_id: command.key_id, revoked_at: command.now })])
+      }
+      case 'SetOrgIpAllowlist': {
+        if (!state.exists) return Either.left(new NotFound({ resource: 'org', id: command.org_id }))
+        return Either.right([new OrgIpAllowlistSet({ org_id: command.org_id, ip_allowlist: [...command.ip_allowlist], set_at: command.now })])
       }
     }
   },

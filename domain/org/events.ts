@@ -35,5 +35,12 @@ export class ApiKeyRevoked extends Schema.TaggedClass<ApiKeyRevoked>()('ApiKeyRe
   revoked_at: Schema.String,
 }) {}
 
-export const OrgEvent = Schema.Union(OrgCreated, ApiKeyCreated, ApiKeyRevoked)
+/** Requests to the v1 API from addresses outside the list are refused (403); empty allows all. */
+export class OrgIpAllowlistSet extends Schema.TaggedClass<OrgIpAllowlistSet>()('OrgIpAllowlistSet', {
+  org_id: Schema.String,
+  ip_allowlist: Schema.Array(Schema.String),
+  set_at: Schema.String,
+}) {}
+
+export const OrgEvent = Schema.Union(OrgCreated, ApiKeyCreated, ApiKeyRevoked, OrgIpAllowlistSet)
 export type OrgEvent = typeof OrgEvent.Type

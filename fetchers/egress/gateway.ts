@@ -7,7 +7,8 @@ import { checkDestination, type DestinationContext } from './destination.js'
 import { pinnedLookup } from './pinned-lookup.js'
 import { systemResolver } from './system-resolver.js'
 import type { EgressGateway, EgressGatewayOptions, EgressLogEntry, ResolvedAddress } from './types.js'
-import { UpstreamRegistry } from './upstream-registry.js'
+import { parseBypassList } from './proxy-bypass.js'
+import { parseUpstreamProxyUrl, type UpstreamProxy, UpstreamRegistry } from './upstream-registry.js'
 
 const DEFAULT_DNS_TIMEOUT_MS = 10_000
 
@@ -23,6 +24,10 @@ export const startEgressGateway = async (opts: EgressGatewayOptions): Promise<Eg
     dnsTimeoutMs: opts.dnsTimeoutMs ?? DEFAULT_DNS_TIMEOUT_MS,
   }
   const registry = new UpstreamRegistry()
+  // Parsed before listening, so a bad customer proxy URL fails here (without echoing it), not per request.
+  const dedicated = opts.upstream
+    ? { proxy: parseUpstreamProxyUrl(opts.upstream.url), bypass: parseBypassList(opts.upstream.bypass) }
+    : undefined
   // No keep-alive: a pooled socket must never serve a request whose decision it was not opened for.
   const httpAgent = new http.Agent({ keepAlive: false })
   const httpsAgent = new https.Agent({ keepAlive: false })
@@ -38,12 +43,16 @@ export const startEgressGateway = async (opts: EgressGatewayOptions): Promise<Eg
       throw new RequestError(`Egress refused: ${reason}`, status, { [header]: reason })
     }
 
+    let upstream: UpstreamProxy | undefined
     if (req.username) {
-      const upstream = registry.get(req.username)
+      upstream = registry.get(req.username)
       if (!upstream) {
         log({ ...base, decision: 'denied', reason: 'unknown_token' })
         throw new RequestError('Unknown or released egress token', 407)
       }
+    } else if (dedicated && !dedicated.bypass(req.hostname, req.port)) upstream = dedicated.proxy
+
+    if (upstream) {
       // The customer proxy resolves the target, so only what is visible here can be checked: the host text and port.
       if (!isAllowlisted(opts.allowlist, req.hostname, req.port)) {
         const reason = forbiddenHostReason(req.hostname) ?? forbiddenPortReason(req.port)

@@ -35,6 +35,19 @@ export interface EgressGatewayOptions {
   /** Default: the system resolver (`dns.lookup`, which honours /etc/hosts). */
   readonly resolver?: Resolver
   readonly dnsTimeoutMs?: number
+  /**
+   * Makes this gateway a dedicated listener for one customer proxy: every request whose host does not match
+   * `bypass` is chained to `url`, with no credentials asked of the client. Browsers send proxy credentials only
+   * after a 407 challenge, so they cannot use withUpstream's token; they get a listener of their own instead.
+   */
+  readonly upstream?: DedicatedUpstream
+}
+
+export interface DedicatedUpstream {
+  /** `http(s)://[user:pass@]host:port`; holds the credentials, so it is never logged or echoed. */
+  readonly url: string
+  /** Hosts reached without the customer proxy (still through this gateway's SSRF policy): Chromium's bypass-list syntax. */
+  readonly bypass?: string
 }
 
 export interface UpstreamRegistration {

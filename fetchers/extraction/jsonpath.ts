@@ -1,6 +1,6 @@
 /** `jsonpath` hooks: JSONPath over a JSON body, or over the JSON-LD blocks of an HTML page. */
 import { JSONPath } from 'jsonpath-plus'
-import type { ExtractionHook, HookResult } from '../../domain/extraction.js'
+import { jsonPathForEngine, type ExtractionHook, type HookResult } from '../../domain/extraction.js'
 import type { PageContext } from './page.js'
 import { failed, fromMatches } from './result.js'
 
@@ -11,7 +11,7 @@ export function runJsonPath(hook: ExtractionHook, page: PageContext): HookResult
   try {
     // 'safe' evaluates filters with jsonpath-plus's own interpreter (no eval); a filter that throws on
     // one item (e.g. @.a.b where a is missing) skips that item instead of failing the hook.
-    matches = JSONPath({ path: hook.path!, json: input.value as object, wrap: true, eval: 'safe', ignoreEvalErrors: true }) ?? []
+    matches = JSONPath({ path: jsonPathForEngine(hook.path!), json: input.value as object, wrap: true, eval: 'safe', ignoreEvalErrors: true }) ?? []
   } catch (e) {
     return failed(hook, `JSONPath evaluation failed: ${(e as Error).message}`)
   }

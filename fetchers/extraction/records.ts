@@ -2,8 +2,11 @@
  * `records` hooks: one row per container; every field is looked up inside its own container, so
  * rows stay aligned when some containers lack a field.
  */
-import type { Element } from 'domhandler'
+import type { AnyNode, Element } from 'domhandler'
 import type { CheerioAPI } from 'cheerio'
+// cheerio's own selector engine (a dependency of cheerio): compiling once per field beats
+// `$(container).find(selector)`, which parses and compiles the selector again for every container.
+import { compile, selectOne } from 'css-select'
 import type { ExtractionHook, HookResult, RecordField } from '../../domain/extraction.js'
 import { attributeOf } from './css.js'
 import type { PageContext } from './page.js'
@@ -20,8 +23,7 @@ export function runRecords(hook: ExtractionHook, page: PageContext): HookResult 
   if (!$) return failed(hook, NOT_MARKUP)
   const containers = $(hook.container!).toArray() as Element[]
   const fields = Object.entries(hook.fields!)
-  const nested = hasNested(containers)
-  const located = fields.map(([, field]) => locate($, containers, field.selector, nested))
+  const located = fields.map(([, field]) => locate($, containers, field.selector, page.xml))
   const rows: Record<string, unknown>[] = []
   let skipped = 0
   containers.forEach((_, i) => {
@@ -41,30 +43,21 @@ export function runRecords(hook: ExtractionHook, page: PageContext): HookResult 
 }
 
 /**
- * The first element matching `selector` inside each container. One query over all containers
- * (then each match goes to the container it sits in) instead of one query per container, which
- * recompiles the selector every time; per container when batching could change the answer.
+ * The first element matching `selector` inside each container. The selector is compiled once and
+ * run per container, with cheerio's `find` meaning: its leftmost part must match the container or
+ * something inside it (rootFunc). Selectors bound to one context go through cheerio per container.
  */
-function locate($: CheerioAPI, containers: Element[], selector: string, nested: boolean): Array<Element | undefined> {
-  if (nested || CONTEXT_BOUND.test(selector)) return containers.map((c) => $(c).find(selector)[0] as Element | undefined)
-  const index = new Map(containers.map((c, i) => [c, i]))
-  const first: Array<Element | undefined> = new Array(containers.length)
-  for (const el of $(containers).find(selector).toArray() as Element[]) {
-    for (let p = el.parent; p; p = p.parent) {
-      const i = index.get(p as Element)
-      if (i === undefined) continue
-      first[i] ??= el
-      break
-    }
-  }
-  return first
-}
-
-function hasNested(containers: Element[]): boolean {
-  const set = new Set<unknown>(containers)
-  return containers.some((c) => {
-    for (let p = c.parent; p; p = p.parent) if (set.has(p)) return true
+function locate($: CheerioAPI, containers: Element[], selector: string, xml: boolean): Array<Element | undefined> {
+  if (CONTEXT_BOUND.test(selector)) return containers.map((c) => $(c).find(selector)[0] as Element | undefined)
+  let current: Element | undefined
+  const inside = (el: Element) => {
+    for (let n: AnyNode | null = el; n; n = n.parent) if (n === current) return true
     return false
+  }
+  const query = compile<AnyNode, Element>(selector, { xmlMode: xml, rootFunc: inside })
+  return containers.map((c) => {
+    current = c
+    return selectOne<AnyNode, Element>(query, c) ?? undefined
   })
 }
 

@@ -6,6 +6,7 @@
  * fallback scans sibling lists). Objects are kept lean: a 2 MB page has ~200 000 nodes.
  */
 import type { AnyNode, Document, Element } from 'domhandler'
+import { XPATH_NAMESPACES } from '../../domain/extraction.js'
 
 const FOLLOWING = 4
 const PRECEDING = 2
@@ -47,8 +48,9 @@ export class XAttr extends XNode {
     super()
     const colon = nodeName.indexOf(':')
     this.localName = colon < 0 ? nodeName : nodeName.slice(colon + 1)
-    this.namespaceURI = namespace || null
-    this.prefix = prefix || null
+    this.prefix = prefix || (colon < 0 ? null : nodeName.slice(0, colon))
+    // HTML keeps names like xml:lang as plain names; give the well-known prefixes their namespace.
+    this.namespaceURI = namespace || (this.prefix !== null ? (XPATH_NAMESPACES[this.prefix] ?? null) : null)
   }
   get name() { return this.nodeName }
   get nodeValue() { return this.value }

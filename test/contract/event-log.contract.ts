@@ -149,7 +149,10 @@ export const eventLogContract = (t: Test, name: string, make: () => Promise<Even
         finished = true
       })
       await until(() => started, 'the handler to start')
-      const stopping = sub.stop()
+      let stopped = false
+      const stopping = sub.stop().then(() => { stopped = true })
+      await new Promise((r) => setTimeout(r, 50))
+      t.notOk(stopped, 'stop() waits while a handler is in flight')
       held.open()
       await stopping
       t.ok(finished, 'the in-flight handler had finished')

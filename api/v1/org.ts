@@ -1,0 +1,82 @@
+import type { FastifyInstance } from 'fastify'
+import { setOrgIpAllowlist } from '../../commands/org-settings.js'
+import { fieldError, ValidationFailed } from '../../domain/errors.js'
+import { monthOf } from '../../domain/limits.js'
+import { validateIpList } from '../../domain/org/key-request.js'
+import { PLANS, type PlanName } from '../../domain/plans.js'
+import { isPlainObject, unknownFields } from '../../domain/validation.js'
+import { getOrg, listAudit } from '../../projections/org-queries.js'
+import { admissionUsage } from '../../projections/usage-queries.js'
+import { principalOf, requireApiKey } from '../auth.js'
+import type { RouteContext } from '../context.js'
+import { errors, security, waitForDoc } from './route-helpers.js'
+
+const orgView = (doc: Record<string, unknown>) => {
+  const plan = PLANS[doc.plan as PlanName]
+  return {
+    org_id: doc.org_id, name: doc.name, plan: doc.plan, created_at: doc.created_at, ip_allowlist: doc.ip_allowlist ?? [],
+    limits: { concurrent_jobs: plan.concurrentJobs, monthly_credits: plan.monthlyCredits, retention_days: plan.retention.defaultDays },
+  }
+}
+
+export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
+  app.get('/v1/org', {
+    preHandler: requireApiKey(ctx, 'org.read'),
+    schema: { tags: ['org'], summary: 'The organization, its plan limits and IP allowlist', security, response: errors(401, 403) },
+  }, async (request) => orgView(await ctx.run(getOrg(principalOf(request).org_id))))
+
+  app.put('/v1/org/ip-allowlist', {
+    preHandler: requireApiKey(ctx, 'org.manage'),
+    schema: {
+      tags: ['org'], summary: 'Set the organization IP allowlist', security,
+      description: 'v1 calls from addresses outside the list answer 403 `ip_not_allowed` (keys may narrow it further with their own `ip_allowlist`). An empty list allows every address. Code: `invalid_ip_allowlist`.',
+      body: { type: 'object', required: ['ip_allowlist'], properties: { ip_allowlist: { type: 'array', items: { type: 'string' } } } },
+      response: errors(400, 401, 403, 422),
+    },
+  }, async (request) => {
+    const principal = principalOf(request)
+    const body = request.body
+    const problems: ReturnType<typeof fieldError>[] = []
+    if (!isPlainObject(body)) throw new ValidationFailed({ errors: [fieldError('', 'invalid_body', 'the body must be a JSON object')] })
+    unknownFields(problems, '', body, new Set(['ip_allowlist']))
+    if (body.ip_allowlist === undefined) problems.push(fieldError('ip_allowlist', 'missing_ip_allowlist', 'ip_allowlist is required'))
+    const list = validateIpList(problems, 'ip_allowlist', body.ip_allowlist)
+    if (problems.length > 0 || !list) throw new ValidationFailed({ errors: problems })
+    await ctx.run(setOrgIpAllowlist({ org_id: principal.org_id, ip_allowlist: list, metadata: { correlation_id: request.id, causation_id: null, actor: `api_key:${principal.key_id}` } }))
+    return orgView(await ctx.run(waitForDoc(getOrg(principal.org_id), (doc) => JSON.stringify(doc.ip_allowlist) === JSON.stringify(list))))
+  })
+
+  app.get('/v1/usage', {
+    preHandler: requireApiKey(ctx, 'usage.read'),
+    schema: {
+      tags: ['org'], summary: 'Credit usage this month', security,
+      description: 'Credits are charged once per succeeded job by engine weight (light 1, standard 5, stealth 30); failed jobs cost nothing. `credits_reserved` are the weights of queued and running jobs, counted against the monthly pool at admission.',
+      response: errors(401, 403),
+    },
+  }, async (request) => {
+    const principal = principalOf(request)
+    const now = new Date()
+    const usage = await ctx.run(admissionUsage(principal.org_id, principal.key_id, now))
+    const plan = PLANS[principal.plan as PlanName]
+    return {
+      month: monthOf(now.toISOString()), plan: plan.name,
+      monthly_credits: plan.monthlyCredits, credits_used: usage.creditsUsed, credits_reserved: usage.creditsReserved,
+      credits_remaining: Math.max(0, plan.monthlyCredits - usage.creditsUsed - usage.creditsReserved),
+      jobs_charged: usage.jobsCharged, active_jobs: usage.activeJobsOrg, concurrent_jobs_cap: plan.concurrentJobs,
+    }
+  })
+
+  app.get('/v1/audit-log', {
+    preHandler: requireApiKey(ctx, 'org.read'),
+    schema: {
+      tags: ['org'], summary: 'Audit log of the organization, newest first', security,
+      description: 'One entry per recorded event (keys created and revoked, settings changed, jobs requested and finished, ...) with actor and correlation id. Secrets and their hashes are never included.',
+      querystring: { type: 'object', additionalProperties: false, properties: { page: { type: 'integer', minimum: 1, default: 1 }, per_page: { type: 'integer', minimum: 1, maximum: 100, default: 50 } } },
+      response: errors(401, 403, 422),
+    },
+  }, async (request) => {
+    const { page, per_page } = request.query as { page: number; per_page: number }
+    const { items, total } = await ctx.run(listAudit(principalOf(request).org_id, page, per_page))
+    return { items: items.map(({ _id, _position, org_id, ...entry }) => ({ event_id: _id, ...entry })), total, page, per_page }
+  })
+}

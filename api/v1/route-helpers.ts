@@ -1,0 +1,19 @@
+import { Effect, Either } from 'effect'
+
+export const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, { $ref: 'ErrorBody#' }]))
+export const security = [{ apiKey: [] }]
+
+/**
+ * Waits (up to ~3 s) until a read model reflects a write just made, so a command's answer and the next query agree.
+ * `ready` refines "exists" for updates.
+ */
+export const waitForDoc = <A, E extends { readonly _tag: string }, R>(query: Effect.Effect<A, E, R>, ready: (a: A) => boolean = () => true) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 600; i++) {
+      const result = yield* Effect.either(query)
+      if (Either.isRight(result) && ready(result.right)) return result.right
+      if (Either.isLeft(result) && result.left._tag !== 'NotFound') return yield* Effect.fail(result.left)
+      yield* Effect.sleep('5 millis')
+    }
+    return yield* query
+  })
