@@ -24,6 +24,9 @@ export const isKnownEventType = (type: string): boolean => KNOWN_TYPES.has(type)
 const KNOWN_TYPES = new Set(DomainEvent.members.flatMap((union) => union.members.map((m) => m.identifier)))
 
 /** Stream ids are `<category>-<id>`; the category names the Kafka topic in the scale-out profile. */
-export const streamCategory = (stream: string): string => stream.slice(0, stream.indexOf('-'))
+export const streamCategory = (stream: string): string => {
+  const dash = stream.indexOf('-')
+  return dash < 0 ? stream : stream.slice(0, dash)
+}
 export const jobStream = (jobId: string) => `job-${jobId}`
 export const orgStream = (orgId: string) => `org-${orgId}`

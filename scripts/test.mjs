@@ -2,8 +2,8 @@
 // Runs the whole suite with tap and ends with the line `N passed, N failed` (counted over every assertion).
 import { spawn } from 'node:child_process'
 
-const args = process.argv.slice(2)
-const files = args.length > 0 ? args : ['test/unit', 'test/contract', 'test/api', 'test/integration', 'test/e2e', 'test/services']
+// With no arguments tap runs every test/**/*.test.ts (package.json "tap.include").
+const files = process.argv.slice(2)
 const child = spawn('npx', ['tap', '--reporter=tap', ...files], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=4096`.trim() },

@@ -32,6 +32,8 @@ export const verifyDownload = (secret: string, key: string, expires: number, nam
 export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService & { readonly verify: (key: string, expires: number, name: string, sig: string) => VerifyResult } => {
   const root = resolve(options.root)
   const now = options.now ?? Date.now
+  // Content types live in a parallel tree: keys start with a letter or digit, so `.meta/` can never collide with one.
+  const metaOf = (key: string) => join(root, '.meta', key)
   const pathOf = (key: string) => {
     if (!KEY_PATTERN.test(key) || key.split('/').some((part) => part === '..' || part === '.')) throw new Error(`invalid blob key: ${key}`)
     const path = resolve(join(root, key))
@@ -44,11 +46,14 @@ export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService 
     put: (key, bytes, contentType) => Effect.tryPromise({
       try: async () => {
         const path = pathOf(key)
-        await mkdir(dirname(path), { recursive: true })
+        const meta = metaOf(key)
+        await Promise.all([mkdir(dirname(path), { recursive: true }), mkdir(dirname(meta), { recursive: true })])
         // Write then rename, so a reader never sees half a file.
-        await writeFile(`${path}.tmp`, bytes)
-        await writeFile(`${path}.meta`, JSON.stringify({ contentType }))
-        await rename(`${path}.tmp`, path)
+        const tmp = `${path}.${process.pid}.${Date.now()}.tmp`
+        await writeFile(tmp, bytes)
+        await writeFile(`${meta}.tmp`, JSON.stringify({ contentType }))
+        await rename(`${meta}.tmp`, meta)
+        await rename(tmp, path)
         return { key, size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') }
       },
       catch: fail,
@@ -56,7 +61,7 @@ export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService 
     get: (key) => Effect.tryPromise({
       try: async () => {
         const path = pathOf(key)
-        const [bytes, meta] = await Promise.all([readFile(path), readFile(`${path}.meta`, 'utf8')])
+        const [bytes, meta] = await Promise.all([readFile(path), readFile(metaOf(key), 'utf8')])
         return { bytes: new Uint8Array(bytes), contentType: (JSON.parse(meta) as { contentType: string }).contentType }
       },
       catch: (e) => ((e as NodeJS.ErrnoException).code === 'ENOENT' ? new BlobNotFound({ key }) : fail(e)),
@@ -65,7 +70,7 @@ export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService 
       try: async () => {
         const path = pathOf(key)
         await rm(path, { force: true })
-        await rm(`${path}.meta`, { force: true })
+        await rm(metaOf(key), { force: true })
       },
       catch: fail,
     }),

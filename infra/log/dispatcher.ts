@@ -19,7 +19,10 @@ export interface DispatcherOptions {
  */
 export const makeDispatcher = (options: DispatcherOptions) => {
   const pending: { position: number; done: boolean }[] = []
-  const streamTails = new Map<string, Promise<void>>()
+  /** Per stream: resolves to whether its last event finished (false: abandoned, so later ones must not run). */
+  const streamTails = new Map<string, Promise<boolean>>()
+  const bufferLimit = options.concurrency * 8
+  const bufferWaiters: (() => void)[] = []
   let active = 0
   const slotWaiters: (() => void)[] = []
   let checkpoint = 0
@@ -40,7 +43,9 @@ export const makeDispatcher = (options: DispatcherOptions) => {
       moved = true
     }
     if (moved) options.onCheckpoint(checkpoint)
+    while (bufferWaiters.length > 0 && inFlight < bufferLimit) bufferWaiters.shift()!()
   }
+  let inFlight = 0
 
   /** Answers whether the event is finished (handled, or given up on) as opposed to abandoned by a shutdown. */
   const runWithRetry = async (event: RecordedEvent): Promise<boolean> => {
@@ -58,8 +63,13 @@ export const makeDispatcher = (options: DispatcherOptions) => {
   }
 
   return {
-    /** Resolves once the event has a slot (back-pressure for the reader), not when it is handled. */
+    /**
+     * Resolves once the event is accepted (back-pressure for the reader: at most concurrency x 8 unfinished events),
+     * not when it is handled. A handler takes a slot only when its stream's previous event is done, so events
+     * waiting behind a slow one of their stream never hold a slot.
+     */
     dispatch: async (event: RecordedEvent, relevant: boolean): Promise<void> => {
+      while (inFlight >= bufferLimit) await new Promise<void>((resolve) => bufferWaiters.push(resolve))
       const entry = { position: event.position, done: false }
       pending.push(entry)
       if (!relevant) {
@@ -67,14 +77,18 @@ export const makeDispatcher = (options: DispatcherOptions) => {
         advance()
         return
       }
-      await acquire()
-      const previous = streamTails.get(event.stream) ?? Promise.resolve()
-      const tail = previous.then(() => runWithRetry(event)).then((finished) => {
-        release()
+      inFlight += 1
+      const previous = streamTails.get(event.stream) ?? Promise.resolve(true)
+      const tail: Promise<boolean> = previous.then(async (previousFinished) => {
+        if (!previousFinished) return false
+        await acquire()
+        try { return await runWithRetry(event) } finally { release() }
+      }).then((finished) => {
+        inFlight -= 1
         if (streamTails.get(event.stream) === tail) streamTails.delete(event.stream)
-        if (!finished) return
-        entry.done = true
+        if (finished) entry.done = true
         advance()
+        return finished
       })
       streamTails.set(event.stream, tail)
     },

@@ -18,16 +18,19 @@ const whereClause = (filter: Filter): { sql: string; params: unknown[] } => {
   const params: unknown[] = []
   for (const [field, value] of Object.entries(filter)) {
     const expr = jsonPath(field)
-    const anyElement = (op: string) =>
-      field === '_id' ? `id ${op}` : `exists (select 1 from json_each(body, '$.${field}') where json_each.value ${op})`
+    // As in MongoDB: the value itself matches, or, when the field is an array, any of its elements.
+    const matches = (op: string, values: unknown[]) => {
+      if (field === '_id') { parts.push(`id ${op}`); params.push(...values); return }
+      parts.push(`(${expr} ${op} or (json_type(body, '$.${field}') = 'array' and exists (select 1 from json_each(body, '$.${field}') where json_each.value ${op})))`)
+      params.push(...values, ...values)
+    }
     if (value === null) parts.push(`${expr} is null`)
-    else if (typeof value !== 'object') { parts.push(anyElement('= ?')); params.push(sqlValue(value)) }
+    else if (typeof value !== 'object') matches('= ?', [sqlValue(value)])
     else if ('$in' in value) {
       if (value.$in.length === 0) { parts.push('0'); continue }
-      parts.push(anyElement(`in (${value.$in.map(() => '?').join(', ')})`))
-      params.push(...value.$in.map(sqlValue))
+      matches(`in (${value.$in.map(() => '?').join(', ')})`, value.$in.map(sqlValue))
     } else if ('$contains' in value) {
-      parts.push(`instr(lower(${expr}), lower(?)) > 0`)
+      parts.push(`instr(unicode_lower(${expr}), unicode_lower(?)) > 0`)
       params.push(value.$contains)
     } else {
       for (const [op, sqlOp] of [['$gt', '>'], ['$gte', '>='], ['$lt', '<'], ['$lte', '<=']] as const) {
@@ -41,6 +44,8 @@ const whereClause = (filter: Filter): { sql: string; params: unknown[] } => {
 export const makeSqliteDocumentStore = (file: string): DocumentStoreService => {
   const db = openDatabase(file)
   db.exec('create table if not exists docs (collection text not null, id text not null, body text not null, primary key (collection, id))')
+  // SQLite's lower() folds ASCII only; substring search must be case-insensitive for every script.
+  db.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLocaleLowerCase('und') : v))
   const getStmt = db.prepare<[string, string], { body: string }>('select body from docs where collection = ? and id = ?')
   const putStmt = db.prepare('insert into docs (collection, id, body) values (?, ?, ?) on conflict(collection, id) do update set body = excluded.body')
   const deleteStmt = db.prepare('delete from docs where collection = ? and id = ?')
