@@ -127,11 +127,12 @@ function validateHook(errors: FieldError[], at: string, raw: unknown, seen: Set<
   const type = raw.type as HookType
   if (!(HOOK_TYPES as readonly unknown[]).includes(type)) err('type', 'invalid_hook_type', `type must be one of ${HOOK_TYPES.join(', ')}`)
 
-  const maxResults = raw.max_results ?? DEFAULT_MAX_RESULTS
+  // Only an absent field takes its default; null is a wrong value, as elsewhere in job validation.
+  const maxResults = raw.max_results === undefined ? DEFAULT_MAX_RESULTS : raw.max_results
   if (!Number.isInteger(maxResults) || (maxResults as number) < 1 || (maxResults as number) > MAX_MAX_RESULTS) {
     err('max_results', 'invalid_max_results', `max_results must be an integer from 1 to ${MAX_MAX_RESULTS}`)
   }
-  const allMatches = raw.all_matches ?? false
+  const allMatches = raw.all_matches === undefined ? false : raw.all_matches
   if (typeof allMatches !== 'boolean') err('all_matches', 'invalid_all_matches', 'all_matches must be a boolean')
 
   const hook: Record<string, unknown> = { hook_id: raw.hook_id, type, all_matches: allMatches, max_results: maxResults }
@@ -191,9 +192,13 @@ function checkRegex(err: Err, pattern: unknown, group: unknown): { pattern?: str
   } else {
     const problem = regexProblem(pattern)
     if (problem) err('pattern', 'invalid_pattern', problem)
-    else groups = groupCount(pattern)
+    try {
+      groups = groupCount(pattern) // also for a catastrophic pattern, so a bad group is reported too
+    } catch {
+      // does not compile: reported above
+    }
   }
-  const g = group ?? 0
+  const g = group === undefined ? 0 : group
   if (!Number.isInteger(g) || (g as number) < 0 || (groups !== undefined && (g as number) > groups)) {
     err('group', 'invalid_group', `group must be an integer from 0 to ${groups ?? 'the number of groups in the pattern'}`)
   }
@@ -237,6 +242,8 @@ function checkFields(err: Err, fields: unknown): Record<string, RecordField> | u
 let probeDoc: CheerioAPI | undefined
 /** Compile the selector with the same engine the runtime uses (cheerio-select), so unknown pseudos fail here. */
 export function cssProblem(selector: string): string | undefined {
+  // The engine tolerates a dangling combinator ("div >" selects children); CSS does not.
+  if (/[>+~]\s*$/.test(selector)) return 'selector ends with a combinator'
   probeDoc ??= load('<div><p></p></div>')
   try {
     probeDoc.root().find(selector)

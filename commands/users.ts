@@ -1,0 +1,139 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import { hash, verify } from '@node-rs/argon2'
+import { Effect } from 'effect'
+import { fold } from '../domain/decider.js'
+import { decodeEvent } from '../domain/events.js'
+import { StateConflict, Unauthenticated } from '../domain/errors.js'
+import type { Credentials } from '../domain/user/credentials.js'
+import { emailClaimDecider } from '../domain/user/email-claim.js'
+import { InvalidVerificationToken } from '../domain/user/errors.js'
+import type { EmailClaimEvent, UserEvent } from '../domain/user/events.js'
+import {
+  emailClaimStream, emailHash, parseVerificationToken, userStream, verificationToken, verificationTokenHash,
+} from '../domain/user/identity.js'
+import { userDecider, type UserCommand } from '../domain/user/decider.js'
+import { MailOutbox } from '../infra/mail/ports.js'
+import { EventStore, type EventMetadata } from '../infra/ports/event-store.js'
+import { handle, type CommandContext } from './handle.js'
+import { createOrg } from './orgs.js'
+
+/** `2` is Algorithm.Argon2id: the package declares it as a const enum, which isolatedModules cannot import. */
+const ARGON2ID = 2
+const hashPassword = (password: string) => Effect.promise(() => hash(password, { algorithm: ARGON2ID }))
+const passwordMatches = (passwordHash: string, password: string) => Effect.promise(() => verify(passwordHash, password).catch(() => false))
+
+/** Compared against when the e-mail is unknown, so an unknown address costs the same time as a wrong password. */
+let decoyHash: Promise<string> | undefined
+const decoy = () => (decoyHash ??= hash(randomBytes(16).toString('hex'), { algorithm: ARGON2ID }))
+
+/** A claim whose user stream is still empty after this long belongs to a registration that died half-way. */
+const ORPHANED_CLAIM_AFTER_MS = 60_000
+
+export const loadUser = (userId: string) =>
+  Effect.gen(function* () {
+    const history = yield* (yield* EventStore).readStream(userStream(userId))
+    return fold(userDecider, history.map((r) => decodeEvent(r.type, r.data) as UserEvent))
+  })
+
+const loadEmailClaim = (hashOfEmail: string) =>
+  Effect.gen(function* () {
+    const history = yield* (yield* EventStore).readStream(emailClaimStream(hashOfEmail))
+    return fold(emailClaimDecider, history.map((r) => decodeEvent(r.type, r.data) as EmailClaimEvent))
+  })
+
+const runUserCommand = (command: UserCommand, orgId: string, ctx: Omit<CommandContext, 'org_id'>) =>
+  handle(userDecider, userStream(command.user_id), command, { ...ctx, org_id: orgId })
+
+/**
+ * Claims the address for `userId` (append with expected revision `no_stream`: one winner among concurrent
+ * registrations). Answers the user id that owns the address from now on: `userId`, or the id of an orphaned claim
+ * (its registration died between the claim and the user's events) that this registration takes over.
+ */
+const claimEmail = (hashOfEmail: string, userId: string, metadata: EventMetadata) =>
+  handle(emailClaimDecider, emailClaimStream(hashOfEmail), { _tag: 'ClaimEmail', email_hash: hashOfEmail, user_id: userId, now: new Date().toISOString() },
+    // The claim precedes the user's organization, so it belongs to none.
+    { org_id: '', metadata }).pipe(
+    Effect.as(userId),
+    Effect.catchTag('StateConflict', (conflict) => Effect.gen(function* () {
+      const claim = yield* loadEmailClaim(hashOfEmail)
+      if (!claim.claimed) return yield* Effect.fail(conflict)
+      const owner = yield* loadUser(claim.user_id)
+      const orphaned = !owner.exists && Date.now() - Date.parse(claim.claimed_at) > ORPHANED_CLAIM_AFTER_MS
+      return orphaned ? claim.user_id : yield* Effect.fail(conflict)
+    })),
+  )
+
+export interface RegisterUser {
+  readonly credentials: Credentials
+  readonly verificationTtlSeconds: number
+  readonly metadata: EventMetadata
+}
+
+/**
+ * Registers a user with their own Free organization and issues a verification token. The password is hashed here
+ * (argon2id), never in the decider; the clear token is staged in the mail outbox, and only its hash is recorded.
+ */
+export const registerUser = (input: RegisterUser) =>
+  Effect.gen(function* () {
+    const { email, password } = input.credentials
+    const passwordHash = yield* hashPassword(password)
+    const userId = yield* claimEmail(emailHash(email), randomUUID(), input.metadata)
+    const { org_id } = yield* createOrg({ name: email, plan: 'free', metadata: input.metadata })
+    const token = verificationToken(userId, randomBytes(32).toString('base64url'))
+    const tokenHash = verificationTokenHash(token)
+    const now = new Date()
+    const outbox = yield* MailOutbox
+    yield* outbox.stage(tokenHash, token)
+    yield* runUserCommand({
+      _tag: 'RegisterUser', user_id: userId, email, password_hash: passwordHash, org_id, token_hash: tokenHash,
+      token_expires_at: new Date(now.getTime() + input.verificationTtlSeconds * 1000).toISOString(), now: now.toISOString(),
+    }, org_id, { metadata: { ...input.metadata, actor: `user:${userId}` } }).pipe(
+      // Two registrations that took over the same orphaned claim: the user stream lets exactly one through.
+      Effect.catchTag('StateConflict', () => Effect.zipRight(outbox.remove(tokenHash),
+        Effect.fail(new StateConflict({ code: 'email_already_used', message: 'this e-mail address is already registered' })))),
+    )
+    return { user_id: userId, org_id }
+  })
+
+/** Marks the address verified when the token is the user's pending one and has not expired; a token works once. */
+export const verifyEmail = (token: string, metadata: EventMetadata) =>
+  Effect.gen(function* () {
+    const parsed = parseVerificationToken(token)
+    if (!parsed) return yield* Effect.fail(new InvalidVerificationToken({ reason: 'unknown' }))
+    const user = yield* loadUser(parsed.user_id)
+    const command: UserCommand = { _tag: 'VerifyEmail', user_id: parsed.user_id, token_hash: verificationTokenHash(token), now: new Date().toISOString() }
+    yield* runUserCommand(command, user.exists ? user.org_id : '', { metadata: { ...metadata, actor: `user:${parsed.user_id}` } })
+    return { user_id: parsed.user_id }
+  })
+
+export interface AuthenticatedUser {
+  readonly user_id: string
+  readonly email: string
+  readonly org_id: string
+  readonly is_verified: boolean
+}
+
+const invalidCredentials = () => new Unauthenticated({ code: 'invalid_credentials', message: 'the e-mail or password is wrong' })
+
+/**
+ * Checks an e-mail and password against the user's own stream (not a read model, so a login right after
+ * registration works). Unknown e-mail and wrong password answer the same error after the same work.
+ */
+export const authenticateUser = (credentials: Credentials) =>
+  Effect.gen(function* () {
+    const claim = yield* loadEmailClaim(emailHash(credentials.email))
+    const user = claim.claimed ? yield* loadUser(claim.user_id) : null
+    if (!user?.exists) {
+      yield* Effect.promise(async () => verify(await decoy(), credentials.password).catch(() => false))
+      return yield* Effect.fail(invalidCredentials())
+    }
+    if (!(yield* passwordMatches(user.password_hash, credentials.password))) return yield* Effect.fail(invalidCredentials())
+    const authenticated: AuthenticatedUser = { user_id: user.user_id, email: user.email, org_id: user.org_id, is_verified: user.verified }
+    return authenticated
+  })
+
+/** The mailer's record that a token's e-mail went out; idempotent per token. */
+export const recordVerificationEmailSent = (
+  input: { readonly user_id: string; readonly org_id: string; readonly token_hash: string; readonly message_id: string },
+  ctx: Omit<CommandContext, 'org_id'>,
+) => runUserCommand({ _tag: 'RecordVerificationEmailSent', user_id: input.user_id, token_hash: input.token_hash, message_id: input.message_id, now: new Date().toISOString() }, input.org_id, ctx)

@@ -1,0 +1,52 @@
+import { Schema } from 'effect'
+
+/**
+ * Events of the `user-<id>` stream. Secrets never enter them in clear: the password only as its argon2id hash,
+ * the verification token only as its SHA-256 (the token itself reaches the user by e-mail alone).
+ */
+export class UserRegistered extends Schema.TaggedClass<UserRegistered>()('UserRegistered', {
+  user_id: Schema.String,
+  /** Lower-cased. */
+  email: Schema.String,
+  /** argon2id PHC string, computed by the command handler. */
+  password_hash: Schema.String,
+  /** The user's own organization (Free plan), created at registration. */
+  org_id: Schema.String,
+  registered_at: Schema.String,
+}) {}
+
+export class VerificationTokenIssued extends Schema.TaggedClass<VerificationTokenIssued>()('VerificationTokenIssued', {
+  user_id: Schema.String,
+  token_hash: Schema.String,
+  expires_at: Schema.String,
+  issued_at: Schema.String,
+}) {}
+
+/** The mailer's outcome: the verification message of one token was handed to the outbox (and SMTP when configured). */
+export class VerificationEmailSent extends Schema.TaggedClass<VerificationEmailSent>()('VerificationEmailSent', {
+  user_id: Schema.String,
+  token_hash: Schema.String,
+  message_id: Schema.String,
+  sent_at: Schema.String,
+}) {}
+
+export class UserVerified extends Schema.TaggedClass<UserVerified>()('UserVerified', {
+  user_id: Schema.String,
+  verified_at: Schema.String,
+}) {}
+
+export const UserEvent = Schema.Union(UserRegistered, VerificationTokenIssued, VerificationEmailSent, UserVerified)
+export type UserEvent = typeof UserEvent.Type
+
+/**
+ * The only event of an `email-<sha256(lower-cased e-mail)>` stream. It is appended with expected revision
+ * `no_stream`, so of two registrations of one address exactly one claims it: the uniqueness guard of e-mails.
+ */
+export class EmailClaimed extends Schema.TaggedClass<EmailClaimed>()('EmailClaimed', {
+  email_hash: Schema.String,
+  user_id: Schema.String,
+  claimed_at: Schema.String,
+}) {}
+
+export const EmailClaimEvent = Schema.Union(EmailClaimed)
+export type EmailClaimEvent = typeof EmailClaimEvent.Type

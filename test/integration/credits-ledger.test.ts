@@ -1,0 +1,33 @@
+import t from 'tap'
+import { join } from 'node:path'
+import { Effect, Layer } from 'effect'
+import { creditsProjection, CREDIT_USAGE, usageId } from '../../projections/credits.js'
+import { DocumentStore } from '../../infra/ports/document-store.js'
+import { makeSqliteDocumentStore } from '../../infra/sqlite/document-store.js'
+import type { RecordedEvent } from '../../infra/ports/event-store.js'
+import { tempDataDir } from '../helpers/service.js'
+
+const docs = makeSqliteDocumentStore(join(tempDataDir('ledger'), 'readmodels.db'))
+t.teardown(() => Effect.runPromise(docs.close()))
+const apply = (event: RecordedEvent) => Effect.runPromise(Effect.provide(creditsProjection.apply(event), Layer.succeed(DocumentStore, docs)))
+
+let position = 0
+const event = (type: string, data: Record<string, unknown>): RecordedEvent => ({
+  event_id: `e${++position}`, type, stream: `job-${data.job_id}`, revision: 0, position, org_id: 'org-1',
+  occurred_at: '2026-11-21T00:00:00.000Z', data, metadata: { correlation_id: 'c', causation_id: null, actor: 't' },
+})
+
+t.test('a succeeded job is charged its weight once, however often its events arrive', async (t) => {
+  const requested = [event('JobRequested', { job_id: 'a', org_id: 'org-1', credit_weight: 30 }), event('JobRequested', { job_id: 'b', org_id: 'org-1', credit_weight: 5 }), event('JobRequested', { job_id: 'c', org_id: 'org-1', credit_weight: 1 })]
+  const finished = [
+    event('JobSucceeded', { job_id: 'a', finished_at: '2026-11-21T01:00:00.000Z' }),
+    event('JobFailed', { job_id: 'b', finished_at: '2026-11-21T01:00:00.000Z' }),
+    event('JobSucceeded', { job_id: 'c', finished_at: '2026-11-21T01:00:00.000Z' }),
+  ]
+  for (const e of [...requested, ...finished]) await apply(e)
+  // Redelivery (at-least-once): the same events again, in order and out of order.
+  for (const e of [...finished, ...requested, finished[0]!]) await apply(e)
+  const usage = await Effect.runPromise(docs.get(CREDIT_USAGE, usageId('org-1', '2026-11')))
+  t.equal(usage?.credits_used, 31, 'stealth 30 + light 1; the failed standard job costs nothing')
+  t.equal(usage?.jobs_charged, 2)
+})
