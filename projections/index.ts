@@ -3,5 +3,6 @@ import { creditsProjection } from './credits.js'
 import { jobsProjection } from './jobs.js'
 import { orgsProjection } from './orgs.js'
 import type { Projection } from './projection.js'
+import { usersProjection } from './users.js'
 
-export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection]
+export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection, usersProjection]

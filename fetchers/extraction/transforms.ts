@@ -127,8 +127,8 @@ export function parseDate(value: string): string | null {
     else date = calendarDate(+c, +a, +b)
     if (!date || time === undefined) return date
     const t = TIME.exec(time)
-    if (!t || +t[1] > 23 || +t[2] > 59 || +(t[3] ?? 0) > 59) return null
-    return `${date}T${pad(+t[1])}:${t[2]}:${t[3] ?? '00'}`
+    // Anything richer than hh:mm[:ss] (fractions, zones: "2024-03-05T17:30:00+01:00") is left to Date.parse below.
+    if (t && +t[1] < 24 && +t[2] < 60 && +(t[3] ?? 0) < 60) return `${date}T${pad(+t[1])}:${t[2]}:${t[3] ?? '00'}`
   }
   // V8's parser accepts odd input ("Model 3" is a date), so insist on a four-digit year.
   if (!/(?:^|\D)\d{4}(?:\D|$)/.test(s)) return null

@@ -33,7 +33,7 @@ take_lock() {
   mkdir -p "$SVC_DIR"
   command -v flock >/dev/null 2>&1 || return 0
   exec 9>"$SVC_DIR/.lock"
-  flock -w 600 9 || die "another start.sh/stop.sh holds $SVC_DIR/.lock"
+  flock -w 300 9 || die "another start.sh/stop.sh holds $SVC_DIR/.lock"
 }
 
 service_address() {
@@ -74,7 +74,7 @@ launch() {
   mkdir -p "$LOG_DIR" "$RUN_DIR"
   [ -f "$LOG_DIR/$name.log" ] && mv -f "$LOG_DIR/$name.log" "$LOG_DIR/$name.log.1"
   # setsid execs in place (a background job of a script is no group leader), so $! is the server's pid.
-  setsid "$@" </dev/null >"$LOG_DIR/$name.log" 2>&1 &
+  setsid "$@" </dev/null >"$LOG_DIR/$name.log" 2>&1 9>&- &
   echo $! >"$RUN_DIR/$name.pid"
 }
 

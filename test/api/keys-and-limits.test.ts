@@ -1,4 +1,6 @@
 import t from 'tap'
+import { runJobCommand } from '../../commands/jobs.js'
+import { validateJobSpec } from '../../domain/job/spec.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { startService, waitFor } from '../helpers/service.js'
 
@@ -178,4 +180,27 @@ t.test('the audit log records key and settings decisions without secrets', async
   t.notMatch(log.text, key.api_key)
   const revoke = log.body.items.find((e: any) => e.type === 'ApiKeyRevoked')
   t.equal(revoke.actor, `api_key:${admin.key_id}`)
+})
+
+t.test('monthly credits: a job that would overdraw the pool answers 429 plan_limit_monthly_credits', async (t) => {
+  // No fetcher in this process: jobs are finished by commands, as a fetcher would.
+  const local = await startService({ roles: ['api', 'projector'] })
+  t.teardown(() => local.close())
+  const org = await local.createOrg('free') // 1,000 credits a month
+  const checked = validateJobSpec({ job_type: 'stealth', target_url: 'https://example.com/' }, { allowlist: new Set(), isTimeZone: () => true })
+  if (!checked.ok) throw new Error('spec')
+  const ctx = { metadata: { correlation_id: 't', causation_id: null, actor: 'test' } }
+  const now = () => new Date().toISOString()
+  for (let i = 0; i < 33; i++) {
+    const jobId = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`
+    await local.run(runJobCommand({ _tag: 'RequestJob', job_id: jobId, org_id: org.org_id, api_key_id: org.key_id, spec: checked.spec, now: now() }, org.org_id, ctx))
+    await local.run(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: 'test', now: now() }, org.org_id, ctx))
+    await local.run(runJobCommand({ _tag: 'SucceedJob', job_id: jobId, manifest: {}, artifacts: [], now: now() }, org.org_id, ctx))
+  }
+  await waitFor(async () => (await local.api('GET', '/v1/usage', { key: org.key })).body.credits_used === 990)
+  const stealth = await local.api('POST', '/v1/jobs', { key: org.key, body: { job_type: 'stealth', target_url: 'https://example.com/' } })
+  expect429(t, stealth, 'plan_limit_monthly_credits')
+  t.equal(Number(stealth.headers.get('x-ratelimit-remaining')), 10)
+  const light = await local.api('POST', '/v1/jobs', { key: org.key, body: { job_type: 'light', target_url: 'https://example.com/' } })
+  t.equal(light.status, 202, 'a job that still fits is admitted')
 })

@@ -1,0 +1,46 @@
+import { Effect } from 'effect'
+import { loadUser, recordVerificationEmailSent } from '../commands/users.js'
+import { Mailer, MailOutbox } from '../infra/mail/ports.js'
+import type { EventStore, RecordedEvent } from '../infra/ports/event-store.js'
+import type { Run } from './runner.js'
+import { verificationMail } from './verification-mail.js'
+
+export interface MailerProcessorOptions {
+  readonly publicBaseUrl: string
+  readonly log: (message: string, detail?: unknown) => void
+}
+
+/**
+ * The mailer processor: reacts to VerificationTokenIssued by sending the e-mail that carries the token, which it
+ * takes from the mail outbox (the event only has the token's hash), then records VerificationEmailSent.
+ * At-least-once: a token already mailed, already used or expired is not mailed again; a crash between sending and
+ * recording sends the same message (same file name and Message-ID) once more.
+ */
+export const makeMailerProcessor = (options: MailerProcessorOptions, run: Run<EventStore | MailOutbox | Mailer>) => {
+  const handle = async (event: RecordedEvent): Promise<void> => {
+    if (event.type !== 'VerificationTokenIssued') return
+    const userId = event.data.user_id as string
+    const tokenHash = event.data.token_hash as string
+    const expiresAt = event.data.expires_at as string
+    await run(Effect.gen(function* () {
+      const outbox = yield* MailOutbox
+      const user = yield* loadUser(userId)
+      if (!user.exists) return
+      const settled = user.verified || user.mailed.has(tokenHash) || Date.parse(expiresAt) <= Date.now()
+      if (settled) return yield* outbox.remove(tokenHash)
+      const token = yield* outbox.read(tokenHash)
+      if (token === null) {
+        options.log('verification token missing from the mail outbox; the user can register again after it expires', { user_id: userId })
+        return
+      }
+      const link = `${options.publicBaseUrl}/verify?token=${encodeURIComponent(token)}`
+      const sent = yield* (yield* Mailer).send({ ...verificationMail({ to: user.email, link, expiresAt }), id: `verify-${event.event_id}` })
+      yield* recordVerificationEmailSent({ user_id: userId, org_id: user.org_id, token_hash: tokenHash, message_id: sent.message_id }, {
+        metadata: { correlation_id: event.metadata.correlation_id, causation_id: event.event_id, actor: 'mailer' },
+        idSeed: event.event_id,
+      })
+      yield* outbox.remove(tokenHash)
+    }))
+  }
+  return { handle }
+}
