@@ -30,7 +30,7 @@ export const makeMailerProcessor = (options: MailerProcessorOptions, run: Run<Ev
       if (settled) return yield* outbox.remove(tokenHash)
       const token = yield* outbox.read(tokenHash)
       if (token === null) {
-        options.log('verification token missing from the mail outbox; the user can register again after it expires', { user_id: userId })
+        options.log('verification token missing from the mail outbox: its e-mail cannot be sent', { user_id: userId })
         return
       }
       const link = `${options.publicBaseUrl}/verify?token=${encodeURIComponent(token)}`
