@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url'
 import { load } from 'cheerio'
 import { validateExtraction, type ExtractionSpec } from '../domain/extraction.js'
 import { closeRegexPool, runExtraction } from '../fetchers/extraction/index.js'
+import { fmt, percentile } from './stats.js'
 
 const TARGET_BYTES = 2 * 1024 * 1024
 const WARMUP = 3
@@ -124,7 +125,7 @@ async function timeAsync(fn: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - start) / 1e6
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const median = (xs: number[]) => percentile(xs, 50)
 
 async function main() {
   const checked = validateExtraction({ hooks: HOOKS })
@@ -151,9 +152,9 @@ async function main() {
   }
   const f = median(floor)
   const j = median(job)
-  console.log(`floor (cheerio.load): ${f.toFixed(1)} ms (median; min ${Math.min(...floor).toFixed(1)})`)
-  console.log(`extraction job:       ${j.toFixed(1)} ms per job (median; min ${Math.min(...job).toFixed(1)})`)
-  console.log(`ratio: ${(j / f).toFixed(2)}`)
+  console.log(`floor (cheerio.load): ${fmt(f)} ms (median; min ${fmt(Math.min(...floor))})`)
+  console.log(`extraction job:       ${fmt(j)} ms per job (median; min ${fmt(Math.min(...job))})`)
+  console.log(`ratio: ${fmt(j / f, 2)}`)
   await closeRegexPool()
 }
 

@@ -3,7 +3,7 @@ import { Effect } from 'effect'
 import { DOWNLOAD_PATH } from '../api/downloads.js'
 import type { Config } from './config.js'
 import { makeLocalBlobStore } from './blob/local-folder.js'
-import { makeCatchUpLog } from './log/sqlite-catch-up.js'
+import { sqliteCatchUpLog } from './sqlite/checkpoints.js'
 import type { Adapters } from './runtime.js'
 import { makeSqliteDocumentStore } from './sqlite/document-store.js'
 import { makeSqliteEventStore } from './sqlite/event-store.js'
@@ -19,7 +19,7 @@ export const makeEmbeddedAdapters = (config: Config, log: (message: string, deta
   })
   return {
     eventStore,
-    eventLog: makeCatchUpLog(eventStore, { log }),
+    eventLog: sqliteCatchUpLog(eventStore, { log }),
     documents,
     blobs,
     verifyDownload: blobs.verify,

@@ -17,7 +17,7 @@ import { failed } from './result.js'
 import { runXPath } from './xpath.js'
 
 export type { ExtractionResult, HookResult, HookStatus } from '../../domain/extraction.js'
-export type { PageInput } from './page.js'
+export { PageContext, type PageInput } from './page.js'
 export { closeRegexPool, RegexPool, REGEX_TIME_BUDGET_MS } from './regex-pool.js'
 export { applyTransforms, parseBoolean, parseDate, parseNumber } from './transforms.js'
 
@@ -31,8 +31,12 @@ function runSync(hook: ExtractionHook, page: PageContext): HookResult {
   }
 }
 
-export async function runExtraction(spec: ExtractionSpec, page: PageInput): Promise<ExtractionResult> {
-  const context = new PageContext(page)
+export function runExtraction(spec: ExtractionSpec, page: PageInput): Promise<ExtractionResult> {
+  return runHooks(spec, new PageContext(page))
+}
+
+/** The hooks of a job over one shared page context (which parses the page at most once). */
+export async function runHooks(spec: ExtractionSpec, context: PageContext): Promise<ExtractionResult> {
   // Regex hooks go to worker threads first, so they run while this thread handles the other hooks.
   const pending = new Map<number, Promise<HookResult>>()
   spec.hooks.forEach((hook, i) => {

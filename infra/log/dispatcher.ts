@@ -43,7 +43,7 @@ export const makeDispatcher = (options: DispatcherOptions) => {
       moved = true
     }
     if (moved) options.onCheckpoint(checkpoint)
-    while (bufferWaiters.length > 0 && inFlight < bufferLimit) bufferWaiters.shift()!()
+    while (bufferWaiters.length > 0 && inFlight < (options.concurrency === 1 ? 1 : bufferLimit)) bufferWaiters.shift()!()
   }
   let inFlight = 0
 
@@ -69,7 +69,9 @@ export const makeDispatcher = (options: DispatcherOptions) => {
      * waiting behind a slow one of their stream never hold a slot.
      */
     dispatch: async (event: RecordedEvent, relevant: boolean): Promise<void> => {
-      while (inFlight >= bufferLimit) await new Promise<void>((resolve) => bufferWaiters.push(resolve))
+      // Concurrency 1 is the log's total order: each event is handled before the next is accepted.
+      const sequential = options.concurrency === 1
+      while (inFlight >= (sequential ? 1 : bufferLimit)) await new Promise<void>((resolve) => bufferWaiters.push(resolve))
       const entry = { position: event.position, done: false }
       pending.push(entry)
       if (!relevant) {

@@ -170,7 +170,7 @@ start_azurite() {
   say "azurite: starting on 127.0.0.1:$AZURITE_PORT"
   # Run node on the script the .bin link points to, so that the pid is Azurite's own.
   launch azurite node "$bin" --blobHost 127.0.0.1 --blobPort "$AZURITE_PORT" \
-    --location "$SVC_DIR/azurite" --silent --skipApiVersionCheck --loose
+    --location "$SVC_DIR/azurite" --silent --skipApiVersionCheck --loose --disableTelemetry
 }
 
 # ---------------------------------------------------------------- main

@@ -1,4 +1,5 @@
 import t from 'tap'
+import type { Test } from 'tap'
 import { runJobCommand } from '../../commands/jobs.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
 import { startFixtureSite } from '../fixtures/site.js'
@@ -16,7 +17,7 @@ const newKey = async (admin: string, body: Record<string, unknown>) => {
   if (created.status !== 201) throw new Error(`key creation failed: ${created.text}`)
   return created.body
 }
-const expect429 = (t: Tap.Test, answer: any, code: string) => {
+const expect429 = (t: Test, answer: any, code: string) => {
   t.equal(answer.status, 429, `${code}: ${answer.text}`)
   t.equal(answer.body.error.code, code)
   for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']) t.ok(answer.headers.get(h), `${h} header`)

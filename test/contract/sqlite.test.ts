@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Effect } from 'effect'
 import t from 'tap'
-import { makeCatchUpLog } from '../../infra/log/sqlite-catch-up.js'
+import { sqliteCatchUpLog } from '../../infra/sqlite/checkpoints.js'
 import { makeSqliteDocumentStore } from '../../infra/sqlite/document-store.js'
 import { makeSqliteEventStore } from '../../infra/sqlite/event-store.js'
 import { documentStoreContract } from './document-store.contract.js'
@@ -31,6 +31,6 @@ documentStoreContract(t, 'SQLite', async () => {
 eventLogContract(t, 'SQLite catch-up', async () => {
   const { file, remove } = tempFile('events.db')
   const store = makeSqliteEventStore(file)
-  const log = makeCatchUpLog(store, { pollIntervalMs: 20 })
+  const log = sqliteCatchUpLog(store, { pollIntervalMs: 20 })
   return { store, log, cleanup: async () => { await Effect.runPromise(store.close()); remove() } }
 })

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Effect } from 'effect'
 import t, { type Test } from 'tap'
-import { makeCatchUpLog } from '../../infra/log/sqlite-catch-up.js'
+import { sqliteCatchUpLog } from '../../infra/sqlite/checkpoints.js'
 import type { EventHandler, Subscription } from '../../infra/ports/event-log.js'
 import type { NewEvent, RecordedEvent } from '../../infra/ports/event-store.js'
 import { makeSqliteEventStore } from '../../infra/sqlite/event-store.js'
@@ -18,7 +18,7 @@ const newEvent = (): NewEvent => ({
 /** One "process": a new store object and a new log over the given file. */
 const open = (file: string) => {
   const store = makeSqliteEventStore(file)
-  const log = makeCatchUpLog(store, { pollIntervalMs: 20 })
+  const log = sqliteCatchUpLog(store, { pollIntervalMs: 20 })
   const subscribe = (name: string, handler: EventHandler, concurrency = 1): Promise<Subscription> =>
     Effect.runPromise(log.subscribe({ name, categories: ['job'], concurrency }, handler))
   const append = async (stream: string, count = 1) => {

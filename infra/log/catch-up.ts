@@ -1,50 +1,59 @@
-import { Effect, Layer } from 'effect'
+import { EventEmitter } from 'node:events'
+import { Effect } from 'effect'
 import { streamCategory } from '../../domain/events.js'
-import { EventLog, type EventLogService } from '../ports/event-log.js'
-import type { SqliteEventStore } from '../sqlite/event-store.js'
+import type { EventLogService } from '../ports/event-log.js'
+import type { EventStoreService } from '../ports/event-store.js'
 import { makeDispatcher } from './dispatcher.js'
+
+/** Where a catch-up subscriber's durable checkpoint lives (the SQLite file, or the document store). */
+export interface CheckpointStore {
+  readonly load: (name: string) => Promise<number>
+  readonly save: (name: string, position: number) => Promise<void>
+}
 
 export interface CatchUpOptions {
   /** How often to look for events appended by other processes (the CLI, other roles). */
   readonly pollIntervalMs?: number
+  /** Raised after appends in this process, so subscribers do not wait for the next poll. */
+  readonly appended?: EventEmitter
   readonly log?: (message: string, detail?: unknown) => void
 }
 
-/** Embedded fan-out: catch-up subscriptions over the SQLite log with durable checkpoints in the same file. */
-export const makeCatchUpLog = (store: SqliteEventStore, options: CatchUpOptions = {}): EventLogService => {
-  const getCheckpoint = store.db.prepare<[string], { position: number }>('select position from checkpoints where name = ?')
-  const setCheckpoint = store.db.prepare('insert into checkpoints (name, position) values (?, ?) on conflict(name) do update set position = excluded.position')
+const BATCH = 500
+
+/** Catch-up subscriptions over the event store's ordered log, with durable checkpoints. */
+export const makeCatchUpLog = (store: EventStoreService, checkpoints: CheckpointStore, options: CatchUpOptions = {}): EventLogService => {
   const pollMs = options.pollIntervalMs ?? 200
   const log = options.log ?? (() => {})
 
   return {
-    setCheckpoint: (name, position) => Effect.sync(() => { setCheckpoint.run(name, position) }),
-    subscribe: (subscription, handler) => Effect.sync(() => {
+    setCheckpoint: (name, position) => Effect.promise(() => checkpoints.save(name, position)),
+    subscribe: (subscription, handler) => Effect.promise(async () => {
       const categories = subscription.categories ? new Set(subscription.categories) : null
-      const start = getCheckpoint.get(subscription.name)?.position ?? 0
+      const start = await checkpoints.load(subscription.name)
       let persisted = start
+      let saving = Promise.resolve()
       let stopped = false
       const dispatcher = makeDispatcher({
         concurrency: subscription.concurrency ?? 1,
         handler,
-        onCheckpoint: (position) => {
-          if (position > persisted && store.db.open) {
-            setCheckpoint.run(subscription.name, position)
-            persisted = position
-          }
-        },
         isStopping: () => stopped,
+        onCheckpoint: (position) => {
+          if (position <= persisted) return
+          persisted = position
+          saving = saving.then(() => checkpoints.save(subscription.name, position)).catch((e) => log(`subscriber ${subscription.name} could not save its checkpoint`, e))
+        },
         onError: (event, error, attempt) => log(`subscriber ${subscription.name} failed on ${event.type} at ${event.position} (attempt ${attempt})`, error),
       })
       dispatcher.setCheckpoint(start)
       let readCursor = start
       let wake: (() => void) | null = null
       const onAppend = () => wake?.()
-      store.appended.on('append', onAppend)
+      options.appended?.on('append', onAppend)
 
       const loop = (async () => {
         while (!stopped) {
-          const batch = Effect.runSync(Effect.either(store.readAll(readCursor, 500)))
+          const batch = await Effect.runPromise(Effect.either(store.readAll(readCursor, BATCH)))
           if (batch._tag === 'Left') {
             log(`subscriber ${subscription.name} could not read the log`, batch.left)
           } else {
@@ -53,7 +62,7 @@ export const makeCatchUpLog = (store: SqliteEventStore, options: CatchUpOptions 
               await dispatcher.dispatch(event, categories === null || categories.has(streamCategory(event.stream)))
               readCursor = event.position
             }
-            if (batch.right.length === 500) continue
+            if (batch.right.length === BATCH) continue
           }
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, pollMs)
@@ -68,13 +77,12 @@ export const makeCatchUpLog = (store: SqliteEventStore, options: CatchUpOptions 
         stop: async () => {
           stopped = true
           wake?.()
-          store.appended.off('append', onAppend)
+          options.appended?.off('append', onAppend)
           await loop
           await dispatcher.idle()
+          await saving
         },
       }
     }),
   }
 }
-
-export const CatchUpLogLayer = (store: SqliteEventStore, options?: CatchUpOptions) => Layer.succeed(EventLog, makeCatchUpLog(store, options))

@@ -1,0 +1,17 @@
+import type { Effect } from 'effect'
+import type { MailOutbox } from '../../infra/mail/ports.js'
+import type { ApiServices } from '../context.js'
+
+/** What the account API needs beyond the shared ApiContext: the mail outbox (registration stages tokens there) and its settings. */
+export interface AccountContext {
+  readonly run: <A, E>(effect: Effect.Effect<A, E, ApiServices | MailOutbox>) => Promise<A>
+  readonly settings: {
+    readonly jwtSecret: string
+    readonly accessTokenTtlSeconds: number
+    readonly sessionTtlSeconds: number
+    readonly verificationTokenTtlSeconds: number
+    readonly loginAttemptsPerMinute: number
+    /** True when PUBLIC_BASE_URL is https: the session cookie is then `Secure`. */
+    readonly secureCookies: boolean
+  }
+}
