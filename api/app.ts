@@ -2,6 +2,9 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Ajv from 'ajv'
+import type { AccountContext } from './account/context.js'
+import { accountRoutes } from './account/index.js'
+import { ACCOUNT_OPENAPI_TAG, ACCOUNT_SECURITY_SCHEMES } from './account/openapi.js'
 import type { ApiContext, RouteContext } from './context.js'
 import { makeKeyedMutex } from './keyed-mutex.js'
 import { makeRateWindow } from './rate-window.js'
@@ -15,6 +18,8 @@ import { orgRoutes } from './v1/org.js'
 
 export interface AppOptions {
   readonly logger?: boolean | object
+  /** The account API (register, login, tokens, ...) is served when its context is given. */
+  readonly account?: AccountContext
 }
 
 /**
@@ -51,7 +56,8 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
         description: 'Self-hostable web scraping service. The v1 API authenticates with `X-API-Key`. Every v1 error answers `{error: {code, message, details?}}` (schema ErrorBody): 400 `malformed_body` for a body that is not JSON, 401 for a missing, invalid, revoked or expired key, 403 `missing_scope`, 404 `<resource>_not_found` (also for another organization\'s resources), 409 for state conflicts such as `result_not_ready`, 413 `payload_too_large`, 422 `validation_failed` with one `details` entry per failing field, 429 with `X-RateLimit-*` and `Retry-After` headers, 503 `service_unavailable`.',
       },
       servers: [{ url: ctx.settings.publicBaseUrl }],
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, ...ACCOUNT_SECURITY_SCHEMES } },
+      tags: [ACCOUNT_OPENAPI_TAG],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
   })
@@ -64,5 +70,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   await app.register(async (scope) => keyRoutes(scope, routeCtx))
   await app.register(async (scope) => orgRoutes(scope, routeCtx))
   await app.register(async (scope) => downloadRoutes(scope, ctx))
+  const account = options.account
+  if (account) await app.register(async (scope) => accountRoutes(scope, account))
   return app
 }

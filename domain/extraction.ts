@@ -17,6 +17,8 @@ export const TRANSFORMS = ['number', 'integer', 'trim', 'lowercase', 'uppercase'
 export type TransformName = (typeof TRANSFORMS)[number]
 
 export const MAX_HOOKS = 25
+/** Fields per records hook: each is one selector run per container. */
+export const MAX_FIELDS = 50
 export const DEFAULT_MAX_RESULTS = 50
 export const MAX_MAX_RESULTS = 1000
 /** Longest selector, path or pattern accepted: keeps compile and match costs bounded. */
@@ -210,6 +212,7 @@ function checkFields(err: Err, fields: unknown): Record<string, RecordField> | u
     err('fields', 'missing_fields', 'records hooks need fields: a map of field name to {selector, ...}')
     return undefined
   }
+  if (Object.keys(fields).length > MAX_FIELDS) err('fields', 'too_many_fields', `at most ${MAX_FIELDS} fields per records hook`)
   const out: Record<string, RecordField> = {}
   for (const [name, raw] of Object.entries(fields)) {
     const at = `fields.${name}`
@@ -223,7 +226,9 @@ function checkFields(err: Err, fields: unknown): Record<string, RecordField> | u
     if (attribute !== undefined) field.attribute = attribute
     if (raw.transform !== undefined) {
       const list = raw.transform
-      const bad = !Array.isArray(list) ? [String(list)] : list.filter((t) => !(TRANSFORMS as readonly unknown[]).includes(t))
+      const bad = !Array.isArray(list) || list.length > 2 * TRANSFORMS.length
+        ? [JSON.stringify(list)]
+        : list.filter((t) => !(TRANSFORMS as readonly unknown[]).includes(t))
       if (bad.length > 0) err(`${at}.transform`, 'invalid_transform', `unknown transform ${bad.map(String).join(', ')}; known: ${TRANSFORMS.join(', ')}`)
       else field.transform = list as TransformName[]
     }

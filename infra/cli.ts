@@ -4,7 +4,7 @@ import { DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
 import { SCOPES } from '../domain/scopes.js'
 import { PROJECTIONS } from '../projections/index.js'
 import { loadConfig } from './config.js'
-import { makeEmbeddedAdapters } from './embedded-adapters.js'
+import { makeAdapters } from './adapters.js'
 import { makeRuntime } from './runtime.js'
 import { replayProjections } from './replay.js'
 
@@ -19,7 +19,7 @@ const flag = (args: string[], name: string) => {
 
 const main = async (args: string[]) => {
   const config = loadConfig(process.env)
-  const adapters = makeEmbeddedAdapters(config, (m, d) => process.stderr.write(`${m} ${d ?? ''}\n`))
+  const adapters = await makeAdapters(config, (m, d) => process.stderr.write(`${m} ${d ?? ''}\n`))
   const { run, runtime } = makeRuntime(adapters)
   const metadata = { correlation_id: `cli-${Date.now()}`, causation_id: null, actor: 'cli' }
   try {

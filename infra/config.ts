@@ -28,6 +28,35 @@ export interface Config {
   /** Mail: every message is also written to DATA_DIR/outbox/; SMTP only when set. */
   readonly smtpUrl: string | null
   readonly mailFrom: string
+  readonly adapters: AdapterSettings
+  readonly browser: BrowserConfig
+}
+
+/** Browser tiers (standard, stealth): each engine has its own pool of browser processes. */
+export interface BrowserConfig {
+  /** CHROMIUM_PATH: the Chromium binary; jobs fail with browser_unavailable when it is missing. */
+  readonly chromiumPath: string
+  /** BROWSER_POOL_SIZE: jobs (browser contexts) one engine runs at once. */
+  readonly poolSize: number
+  /** BROWSER_PAGES_PER_PROCESS: a browser process is replaced after this many pages. */
+  readonly pagesPerProcess: number
+  /** BROWSER_MEMORY_GROWTH_MB: ... or once its process tree grew by this much since launch (0: off). */
+  readonly memoryGrowthMb: number
+  /** BROWSER_IDLE_MS: a browser process without jobs is closed after this long. */
+  readonly idleMs: number
+  /** STEALTH_CHALLENGE_WAIT_MS: how long a challenge page may take to clear itself before stealth_blocked. */
+  readonly challengeWaitMs: number
+}
+
+/** Which adapter serves each port; the embedded profile is the default for all. */
+export interface AdapterSettings {
+  readonly eventStore: { readonly kind: 'sqlite' } | { readonly kind: 'eventstoredb'; readonly url: string }
+  readonly documents: { readonly kind: 'sqlite' } | { readonly kind: 'mongodb'; readonly url: string; readonly database: string }
+  readonly blobs: { readonly kind: 'local' } | { readonly kind: 'azure'; readonly connectionString: string; readonly container: string }
+  readonly log: { readonly kind: 'catch-up' } | {
+    readonly kind: 'kafka'; readonly brokers: readonly string[]; readonly topicPrefix: string; readonly groupPrefix: string
+    readonly partitions: number; readonly sessionTimeoutMs: number
+  }
 }
 
 const int = (raw: string | undefined, fallback: number, name: string): number => {
@@ -89,6 +118,15 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     roles: parseRoles(env.ROLES),
     logLevel: env.LOG_LEVEL ?? 'info',
     workerId: env.WORKER_ID ?? `${process.pid}`,
+    adapters: loadAdapterSettings(env),
+    browser: {
+      chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
+      poolSize: Math.max(1, int(env.BROWSER_POOL_SIZE, 2, 'BROWSER_POOL_SIZE')),
+      pagesPerProcess: Math.max(1, int(env.BROWSER_PAGES_PER_PROCESS, 100, 'BROWSER_PAGES_PER_PROCESS')),
+      memoryGrowthMb: int(env.BROWSER_MEMORY_GROWTH_MB, 768, 'BROWSER_MEMORY_GROWTH_MB'),
+      idleMs: int(env.BROWSER_IDLE_MS, 120_000, 'BROWSER_IDLE_MS'),
+      challengeWaitMs: int(env.STEALTH_CHALLENGE_WAIT_MS, 5_000, 'STEALTH_CHALLENGE_WAIT_MS'),
+    },
     jwtSecret: jwtSecret(env, signing),
     accessTokenTtlSeconds: Math.max(1, int(env.ACCESS_TOKEN_TTL_SECONDS, 3600, 'ACCESS_TOKEN_TTL_SECONDS')),
     sessionTtlSeconds: Math.max(1, int(env.SESSION_TTL_SECONDS, 7 * 86_400, 'SESSION_TTL_SECONDS')),
@@ -96,5 +134,45 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     loginAttemptsPerMinute: Math.max(1, int(env.LOGIN_ATTEMPTS_PER_MINUTE, 5, 'LOGIN_ATTEMPTS_PER_MINUTE')),
     smtpUrl: env.SMTP_URL || null,
     mailFrom: env.MAIL_FROM || `Scrapeworks <no-reply@${new URL(publicBaseUrl).hostname}>`,
+  }
+}
+
+const required = (env: NodeJS.ProcessEnv, name: string, why: string): string => {
+  const value = env[name]
+  if (!value) throw new Error(`${name} is required ${why}`)
+  return value
+}
+
+/** PROFILE=scale-out switches every port to its distributed adapter; each port can also be chosen on its own. */
+export const loadAdapterSettings = (env: NodeJS.ProcessEnv): AdapterSettings => {
+  if (env.PROFILE && !['embedded', 'scale-out'].includes(env.PROFILE)) throw new Error(`PROFILE must be embedded or scale-out, got ${env.PROFILE}`)
+  const scaleOut = env.PROFILE === 'scale-out'
+  const pick = (name: string, distributed: string) => env[name] ?? (scaleOut ? distributed : undefined)
+  const eventStore = pick('EVENT_STORE', env.EVENTSTORE_URL ? 'eventstoredb' : 'sqlite') ?? 'sqlite'
+  const documents = pick('READ_MODEL_STORE', 'mongodb') ?? 'sqlite'
+  const blobs = pick('BLOB_STORE', 'azure') ?? 'local'
+  const log = pick('EVENT_LOG', 'kafka') ?? 'catch-up'
+  const check = (name: string, value: string, allowed: string[]) => {
+    if (!allowed.includes(value)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got ${value}`)
+  }
+  check('EVENT_STORE', eventStore, ['sqlite', 'eventstoredb'])
+  check('READ_MODEL_STORE', documents, ['sqlite', 'mongodb'])
+  check('BLOB_STORE', blobs, ['local', 'azure'])
+  check('EVENT_LOG', log, ['catch-up', 'kafka'])
+  return {
+    eventStore: eventStore === 'eventstoredb' ? { kind: 'eventstoredb', url: required(env, 'EVENTSTORE_URL', 'for EVENT_STORE=eventstoredb') } : { kind: 'sqlite' },
+    documents: documents === 'mongodb'
+      ? { kind: 'mongodb', url: required(env, 'MONGO_URL', 'for READ_MODEL_STORE=mongodb'), database: env.MONGO_DB ?? 'scrapeworks' }
+      : { kind: 'sqlite' },
+    blobs: blobs === 'azure'
+      ? { kind: 'azure', connectionString: required(env, 'AZURE_BLOB_CONNECTION_STRING', 'for BLOB_STORE=azure'), container: env.AZURE_BLOB_CONTAINER ?? 'artifacts' }
+      : { kind: 'local' },
+    log: log === 'kafka'
+      ? {
+        kind: 'kafka', brokers: required(env, 'KAFKA_BROKERS', 'for EVENT_LOG=kafka').split(',').map((b) => b.trim()),
+        topicPrefix: env.KAFKA_TOPIC_PREFIX ?? 'scrapeworks', groupPrefix: env.KAFKA_GROUP_PREFIX ?? 'scrapeworks',
+        partitions: int(env.KAFKA_PARTITIONS, 8, 'KAFKA_PARTITIONS'), sessionTimeoutMs: int(env.KAFKA_SESSION_TIMEOUT_MS, 10_000, 'KAFKA_SESSION_TIMEOUT_MS'),
+      }
+      : { kind: 'catch-up' },
   }
 }

@@ -1,5 +1,5 @@
 import { loadConfig, parseRoles } from './config.js'
-import { makeEmbeddedAdapters } from './embedded-adapters.js'
+import { makeAdapters } from './adapters.js'
 import { consoleLogger, startRoles } from './process.js'
 
 /** Process entry point: `--roles api,fetcher,...` (or ROLES) selects what this process runs; all roles by default. */
@@ -9,7 +9,7 @@ const rolesArg = process.argv.find((a) => a.startsWith('--roles='))?.slice('--ro
 const config = loadConfig(process.env)
 const roles = rolesArg ? parseRoles(rolesArg) : config.roles
 const logger = consoleLogger(config.logLevel)
-const adapters = makeEmbeddedAdapters(config, logger.error)
+const adapters = await makeAdapters(config, logger.error)
 const running = await startRoles(config, adapters, roles, logger)
 logger.info(`scrapeworks started`, { roles, port: roles.includes('api') ? config.port : undefined, data_dir: config.dataDir })
 

@@ -5,13 +5,17 @@ import { startEgressGateway } from '../fetchers/egress/index.js'
 import type { EgressGateway } from '../fetchers/egress/types.js'
 import { makeLightEngine } from '../fetchers/light/engine.js'
 import { makeJobRunner } from '../processors/job-runner.js'
+import { makeMailerProcessor } from '../processors/mailer.js'
 import { PROJECTIONS } from '../projections/index.js'
 import type { Config, Role } from './config.js'
 import { SecretBox } from '../domain/secret-box.js'
 import type { JobSpec } from '../domain/job/spec.js'
 import { sealSpecSecrets } from '../domain/job/spec-secrets.js'
+import { makeMailServices } from './mail/index.js'
 import type { Subscription } from './ports/event-log.js'
 import type { EventStoreService } from './ports/event-store.js'
+import type { ProcessAdapters } from './adapters.js'
+import { startRelay } from './kafka/relay.js'
 import { makeRuntime, type Adapters } from './runtime.js'
 
 export interface Logger {
@@ -50,12 +54,21 @@ const sealingEventStore = (store: EventStoreService, box: SecretBox): EventStore
     : event), expected),
 })
 
-export const startRoles = async (config: Config, rawAdapters: Adapters, roles: readonly Role[], logger: Logger): Promise<RunningProcess> => {
+export const startRoles = async (config: Config, rawAdapters: ProcessAdapters, roles: readonly Role[], logger: Logger): Promise<RunningProcess> => {
   const secretBox = new SecretBox(config.signingSecret)
   const adapters: Adapters = { ...rawAdapters, eventStore: sealingEventStore(rawAdapters.eventStore, secretBox) }
   const { runtime, run } = makeRuntime(adapters)
   const subscriptions: Subscription[] = []
   const stoppers: (() => Promise<void>)[] = []
+
+  if (roles.includes('relay')) {
+    if (rawAdapters.kafka) {
+      const relay = await startRelay({ kafka: rawAdapters.kafka.client, topics: { prefix: rawAdapters.kafka.prefix, partitions: rawAdapters.kafka.partitions }, source: rawAdapters.storeLog })
+      stoppers.push(() => relay.stop())
+    } else if (roles.length === 1) {
+      logger.warn('the relay role has nothing to do without EVENT_LOG=kafka: subscribers read the event store directly')
+    }
+  }
 
   if (roles.includes('projector')) {
     for (const projection of PROJECTIONS) {
@@ -85,13 +98,32 @@ export const startRoles = async (config: Config, rawAdapters: Adapters, roles: r
     })
   }
 
+  // Registration (api) stages verification tokens that the mailer sends: both use the same mail services.
+  const mail = makeMailServices({ dataDir: config.dataDir, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom })
+  stoppers.push(() => mail.mailer.close())
+  if (roles.includes('mailer')) {
+    const mailer = makeMailerProcessor({ publicBaseUrl: config.publicBaseUrl, log: logger.error }, (effect) => run(mail.provide(effect)))
+    const subscription = await Effect.runPromise(adapters.eventLog.subscribe({ name: 'processor.mailer', categories: ['user'], concurrency: 4 }, mailer.handle))
+    stoppers.push(() => subscription.stop())
+  }
+
   let app: FastifyInstance | undefined
   if (roles.includes('api')) {
     app = await buildApp({
       run,
       settings: { publicBaseUrl: config.publicBaseUrl, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds, ssrfAllowlist: config.ssrfAllowlist },
       ...(adapters.verifyDownload ? { verifyDownload: adapters.verifyDownload } : {}),
-    }, { logger: config.logLevel === 'silent' ? false : { level: config.logLevel } })
+    }, {
+      logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+      account: {
+        run: (effect) => run(mail.provide(effect)),
+        settings: {
+          jwtSecret: config.jwtSecret, accessTokenTtlSeconds: config.accessTokenTtlSeconds, sessionTtlSeconds: config.sessionTtlSeconds,
+          verificationTokenTtlSeconds: config.verificationTokenTtlSeconds, loginAttemptsPerMinute: config.loginAttemptsPerMinute,
+          secureCookies: config.publicBaseUrl.startsWith('https://'),
+        },
+      },
+    })
     await app.listen({ port: config.port, host: config.host })
   }
 

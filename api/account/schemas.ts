@@ -75,4 +75,4 @@ export const ApiKeyCreatedBody = {
   },
 } as const
 
-export const accountSecurity = [{ bearerAuth: [] }, { sessionCookie: [] }]
+export const accountSecurity: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { sessionCookie: [] }]

@@ -54,6 +54,8 @@ export interface MainResponse {
   readonly statusText: string
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
+  /** The raw body as received (for include_response_body); rejects when the browser no longer holds it. */
+  body(): Promise<Uint8Array>
 }
 
 /** One job's isolated browser context with one page. */

@@ -35,16 +35,24 @@ const cmdline = async (pid: number): Promise<string[]> => {
   }
 }
 
+export interface BrowserProcess { readonly pid: number; readonly ppid: number; readonly id: string }
+
 /** Main browser processes (not renderers or helpers, which carry `--type=`) started with the marker switch. */
-export const listBrowserProcesses = async (): Promise<{ pid: number; id: string }[]> => {
-  const found: { pid: number; id: string }[] = []
+export const listBrowserProcesses = async (): Promise<BrowserProcess[]> => {
+  const found: BrowserProcess[] = []
   for (const pid of await allPids()) {
     const args = await cmdline(pid)
     const marker = args.find((a) => a.startsWith(`${MARKER_SWITCH}=`))
-    if (marker && !args.some((a) => a.startsWith('--type='))) found.push({ pid, id: marker.slice(MARKER_SWITCH.length + 1) })
+    if (!marker || args.some((a) => a.startsWith('--type='))) continue
+    const info = await readProc(pid)
+    if (info) found.push({ pid, ppid: info.ppid, id: marker.slice(MARKER_SWITCH.length + 1) })
   }
   return found
 }
+
+/** The browser processes this Node process launched (both drivers start Chromium as a direct child). */
+export const ownBrowserProcesses = async (): Promise<BrowserProcess[]> =>
+  (await listBrowserProcesses()).filter((p) => p.ppid === process.pid)
 
 export const findBrowserPid = async (id: string): Promise<number | undefined> =>
   (await listBrowserProcesses()).find((p) => p.id === id)?.pid

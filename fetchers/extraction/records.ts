@@ -15,8 +15,8 @@ import { elementText } from './text.js'
 import { applyTransforms } from './transforms.js'
 
 const isMissing = (v: unknown) => v === null || v === undefined || v === ''
-/** Selectors whose meaning depends on the single container they run in (:scope, jQuery positionals, leading combinators). */
-const CONTEXT_BOUND = /:scope|:(?:first|last|eq|nth|gt|lt|even|odd)(?![\w-])|^\s*[>+~]/i
+/** jQuery positionals (`li:first`) count over the whole result set, and `+ x` / `~ x` look beside the container: cheerio's way. */
+const CHEERIO_ONLY = /:(?:first|last|eq|nth|gt|lt|even|odd)(?![\w-])|^\s*[+~]/i
 
 export function runRecords(hook: ExtractionHook, page: PageContext): HookResult {
   const $ = page.dom()
@@ -43,21 +43,25 @@ export function runRecords(hook: ExtractionHook, page: PageContext): HookResult 
 }
 
 /**
- * The first element matching `selector` inside each container. The selector is compiled once and
- * run per container, with cheerio's `find` meaning: its leftmost part must match the container or
- * something inside it (rootFunc). Selectors bound to one context go through cheerio per container.
+ * The first element matching `selector` inside each container, as cheerio's `$(container).find`
+ * finds it, but with the selector compiled once instead of once per container: its leftmost part
+ * must match the container or something inside it (rootFunc), `:scope` is the container, and a
+ * leading `>` means `:scope >`.
  */
 function locate($: CheerioAPI, containers: Element[], selector: string, xml: boolean): Array<Element | undefined> {
-  if (CONTEXT_BOUND.test(selector)) return containers.map((c) => $(c).find(selector)[0] as Element | undefined)
+  if (CHEERIO_ONLY.test(selector)) return containers.map((c) => $(c).find(selector)[0] as Element | undefined)
   let current: Element | undefined
   const inside = (el: Element) => {
     for (let n: AnyNode | null = el; n; n = n.parent) if (n === current) return true
     return false
   }
-  const query = compile<AnyNode, Element>(selector, { xmlMode: xml, rootFunc: inside })
+  const absolute = selector.replace(/^\s*>/, ':scope >')
+  const query = compile<AnyNode, Element>(absolute, { xmlMode: xml, rootFunc: inside, pseudos: { scope: (el) => el === current } })
+  // Like cheerio, a selector starting with :scope may match the container itself; others only what is inside.
+  const withSelf = /^\s*:scope(?![\w-])/.test(absolute)
   return containers.map((c) => {
     current = c
-    return selectOne<AnyNode, Element>(query, c) ?? undefined
+    return selectOne<AnyNode, Element>(query, withSelf ? [c] : c) ?? undefined
   })
 }
 

@@ -3,6 +3,7 @@
  * catastrophically cannot be interrupted inside V8, so a task over budget gets its worker
  * terminated (and replaced on the next task) instead of stalling the fetcher.
  */
+import { randomUUID } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { REGEX_WORKER_SOURCE } from './regex-worker.js'
@@ -13,11 +14,10 @@ const STARTUP_LIMIT_MS = 15_000
 
 /** Text to search; `id` lets a worker that already holds this text skip receiving it again. */
 export interface Corpus {
-  readonly id: number
+  readonly id: string
   readonly text: string
 }
-let corpusIds = 0
-export const corpus = (text: string): Corpus => ({ id: ++corpusIds, text })
+export const corpus = (text: string): Corpus => ({ id: randomUUID(), text })
 
 export interface RegexQuery {
   readonly pattern: string
@@ -40,7 +40,7 @@ interface Task {
 interface Slot {
   readonly worker: Worker
   online: boolean
-  corpusId: number
+  corpusId: string
   task?: Task
   timer?: NodeJS.Timeout
 }
@@ -78,7 +78,7 @@ export class RegexPool {
   private spawn(): Slot {
     const worker = new Worker(REGEX_WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 256 } })
     worker.unref() // idle workers must not keep the process alive; a running task's timer does
-    const slot: Slot = { worker, online: false, corpusId: 0 }
+    const slot: Slot = { worker, online: false, corpusId: '' }
     slot.timer = setTimeout(() => void this.retire(slot, { error: 'regex worker did not start' }), STARTUP_LIMIT_MS)
     worker.on('online', () => {
       clearTimeout(slot.timer)

@@ -7,6 +7,8 @@
  * 2. Node sets deduplicate with a Set and sort by our mirror's document-order index: the
  *    package does a linear scan per added node and an AVL sort per node set, which turns a
  *    20 000-node result quadratic.
+ * And one guard: evaluation runs on the fetcher's thread and cannot be interrupted, so steps and
+ * string values check a deadline (`//*[. = //*]` is quadratic on a large page).
  */
 import xpathLib from 'xpath'
 import type { XNode } from './xpath-dom.js'
@@ -32,7 +34,7 @@ interface XPathInternals {
   XBoolean: abstract new (...args: never[]) => { booleanValue(): boolean; readonly kind?: 'boolean' }
   Step: (new (axis: number, nodeTest: unknown, predicates: unknown[]) => StepNode) & { CHILD: number; DESCENDANT: number; DESCENDANTORSELF: number }
   LocationPath: AnyClass
-  PathExpr: AnyClass
+  PathExpr: AnyClass & { applyStep: (...args: unknown[]) => unknown }
   FunctionCall: AnyClass
   OrOperation: AnyClass
   AndOperation: AnyClass
@@ -55,6 +57,7 @@ interface NodeSetInternals {
   seen?: Set<unknown>
   init(): void
   add(node: unknown): void
+  stringForNode(node: unknown): string
   toArray(): unknown[]
   first(): unknown
 }
@@ -150,3 +153,37 @@ function patchNodeSets() {
   }
 }
 patchNodeSets()
+
+export const XPATH_TIME_BUDGET_MS = 2000
+export class XPathTimeout extends Error {}
+let deadline = Number.POSITIVE_INFINITY
+let ticks = 0
+/** Cheap enough for hot paths: the clock is read once every 256 calls. */
+function tick() {
+  if ((++ticks & 255) === 0 && performance.now() > deadline) throw new XPathTimeout('XPath exceeded its time budget')
+}
+
+function patchDeadlineChecks() {
+  const { applyStep } = xpath.PathExpr
+  xpath.PathExpr.applyStep = function (...args: unknown[]) {
+    tick()
+    return applyStep.apply(this, args)
+  }
+  const proto = xpath.XNodeSet.prototype
+  const { stringForNode } = proto
+  proto.stringForNode = function (node) {
+    tick()
+    return stringForNode.call(this, node)
+  }
+}
+patchDeadlineChecks()
+
+/** Run an evaluation that throws XPathTimeout once `budgetMs` have passed. */
+export function withinBudget<T>(budgetMs: number, evaluate: () => T): T {
+  deadline = performance.now() + budgetMs
+  try {
+    return evaluate()
+  } finally {
+    deadline = Number.POSITIVE_INFINITY
+  }
+}

@@ -4,7 +4,7 @@ import type { PageContext } from './page.js'
 import { failed, fromMatches, NOT_MARKUP } from './result.js'
 import { collapse, elementText } from './text.js'
 import { XAttr, XCharacterData, XDocument, XElement, type XNode } from './xpath-dom.js'
-import { parseXPath, xpath, type XNodeSetValue, type XValue } from './xpath-engine.js'
+import { parseXPath, withinBudget, xpath, XPATH_TIME_BUDGET_MS, XPathTimeout, type XNodeSetValue, type XValue } from './xpath-engine.js'
 
 function nodeValue(node: XNode, xml: boolean): string {
   if (node instanceof XAttr) return node.value
@@ -18,19 +18,21 @@ function scalarOf(value: XValue): string | number | boolean {
   return value.stringValue()
 }
 
-export function runXPath(hook: ExtractionHook, page: PageContext): HookResult {
+export function runXPath(hook: ExtractionHook, page: PageContext, budgetMs = XPATH_TIME_BUDGET_MS): HookResult {
   const doc = page.xpathDocument()
   if (!doc) return failed(hook, NOT_MARKUP)
   let value: XValue
   try {
-    value = parseXPath(hook.path!).evaluate({
+    const expression = parseXPath(hook.path!)
+    value = withinBudget(budgetMs, () => expression.evaluate({
       node: doc,
       // HTML: element names match case-insensitively and unprefixed names ignore the XHTML/SVG namespace.
       isHtml: !page.xml,
       allowAnyNamespaceForNoPrefix: true,
       namespaces: { ...page.xmlPrefixes(), ...XPATH_NAMESPACES },
-    })
+    }))
   } catch (e) {
+    if (e instanceof XPathTimeout) return failed(hook, `XPath exceeded its time budget of ${budgetMs} ms`)
     return failed(hook, `XPath evaluation failed: ${(e as Error).message}`)
   }
   if (value instanceof xpath.XNodeSet) return fromMatches(hook, (value as XNodeSetValue).toArray(), (n) => nodeValue(n, page.xml))

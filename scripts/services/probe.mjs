@@ -7,17 +7,19 @@
 //   node probe.mjs mongo   127.0.0.1:27018 [timeoutSeconds]   -> {ping: 1} over OP_MSG
 //   node probe.mjs azurite 127.0.0.1:10000 [timeoutSeconds]   -> HTTP GET, Azurite answers
 //
-// Polls until the server answers or the timeout runs out. Exit code 0 when it
-// answered, 1 on timeout (with the last error on stderr), 2 on bad usage.
+// Polls until the server answers or the timeout runs out; with a PID as 4th
+// argument it also gives up as soon as that process has exited. Exit code 0
+// when it answered, 1 on timeout, 3 when the process exited, 2 on bad usage.
 import net from 'node:net';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 
-const [kind, address, timeoutArg] = process.argv.slice(2);
+const [kind, address, timeoutArg, pidArg] = process.argv.slice(2);
 const timeoutMs = Number(timeoutArg ?? 60) * 1000;
 const ATTEMPT_MS = 3000;
 
 if (!kind || !address || !/^[^:]+:\d+$/.test(address) || !Number.isFinite(timeoutMs)) {
-  console.error('usage: probe.mjs kafka|mongo|azurite HOST:PORT [timeoutSeconds]');
+  console.error('usage: probe.mjs kafka|mongo|azurite HOST:PORT [timeoutSeconds [PID]]');
   process.exit(2);
 }
 const [host, portText] = address.split(':');
@@ -166,6 +168,16 @@ if (!probe) {
   process.exit(2);
 }
 
+/** False once the process is gone or a zombie (exited, not yet reaped). */
+function alive(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
 const deadline = Date.now() + timeoutMs;
 let lastError;
 for (;;) {
@@ -175,6 +187,10 @@ for (;;) {
     process.exit(0);
   } catch (err) {
     lastError = err;
+  }
+  if (pidArg && !alive(pidArg)) {
+    console.error(`${kind} at ${address}: process ${pidArg} exited before it answered`);
+    process.exit(3);
   }
   if (Date.now() + 500 > deadline) break;
   await new Promise((r) => setTimeout(r, 500));

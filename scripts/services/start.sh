@@ -183,13 +183,13 @@ done
 # Wait for every server started here (in parallel: Kafka takes the longest).
 declare -A waiters=()
 for s in "${started[@]}"; do
-  probe "$s" "$(service_address "$s")" "$START_TIMEOUT" &
+  probe "$s" "$(service_address "$s")" "$START_TIMEOUT" "$(cat "$RUN_DIR/$s.pid")" 2>"$RUN_DIR/$s.probe.err" &
   waiters[$s]=$!
 done
 for s in "${started[@]}"; do
   if ! wait "${waiters[$s]}"; then
     if service_running "$s"; then
-      fail_with_log "$s" "did not answer within ${START_TIMEOUT}s; stopping it" "$LOG_DIR/$s.log"
+      fail_with_log "$s" "did not answer within ${START_TIMEOUT}s ($(tail -n1 "$RUN_DIR/$s.probe.err")); stopping it" "$LOG_DIR/$s.log"
       stop_service "$s"
     else
       fail_with_log "$s" "exited during startup" "$LOG_DIR/$s.log"
@@ -197,6 +197,7 @@ for s in "${started[@]}"; do
     fi
     failed+=("$s")
   fi
+  rm -f "$RUN_DIR/$s.probe.err"
 done
 
 write_env

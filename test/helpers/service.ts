@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { createApiKey, createOrg, DEFAULT_KEY_LIMITS } from '../../commands/orgs.js'
 import { SCOPES } from '../../domain/scopes.js'
 import { loadConfig, type Role } from '../../infra/config.js'
-import { makeEmbeddedAdapters } from '../../infra/embedded-adapters.js'
+import { makeAdapters } from '../../infra/adapters.js'
 import { startRoles, type RunningProcess } from '../../infra/process.js'
 
 export const freePort = () => new Promise<number>((resolve, reject) => {
@@ -36,7 +36,7 @@ export const startService = async (options: { allowlist?: readonly string[]; dat
     DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent',
     SSRF_ALLOWLIST: (options.allowlist ?? []).join(','), ...options.env,
   })
-  const adapters = makeEmbeddedAdapters(config, () => {})
+  const adapters = await makeAdapters(config, () => {})
   const running: RunningProcess = await startRoles(config, adapters, options.roles ?? config.roles, silent)
   const base = `http://127.0.0.1:${port}`
   const metadata = { correlation_id: 'test', causation_id: null, actor: 'test' }

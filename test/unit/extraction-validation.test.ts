@@ -139,6 +139,9 @@ t.test('records: missing_container, invalid_selector on container, missing_field
   t.same(fieldErrors({ selector: 'a', transform: 'number' }), [[at('fields.f.transform'), 'invalid_transform']])
   t.same(fieldErrors({ selector: 'a', required: 'yes' }), [[at('fields.f.required'), 'invalid_required']])
   t.same(fieldErrors({ selector: ':scope', transform: [...TRANSFORMS], required: false, default: null }), [])
+  t.same(fieldErrors({ selector: 'a', transform: Array(40).fill('trim') }), [[at('fields.f.transform'), 'invalid_transform']])
+  const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`f${i}`, { selector: 'a' }]))
+  t.same(hookErrors({ hook_id: 'a', type: 'records', container: 'li', fields: many }), [[at('fields'), 'too_many_fields']])
 })
 
 t.test('every error is collected, not only the first', async (t) => {

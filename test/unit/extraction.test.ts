@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url'
 import * as cheerio from 'cheerio'
 import { HOOK_TYPES, TRANSFORMS, validateExtraction, type ExtractionHook, type ExtractionSpec } from '../../domain/extraction.js'
 import {
-  applyTransforms, closeRegexPool, parseBoolean, parseDate, parseNumber, RegexPool, runExtraction, runHooks, type PageInput,
+  applyTransforms, closeRegexPool, PageContext, parseBoolean, parseDate, parseNumber, RegexPool, runExtraction, runHooks, type PageInput,
 } from '../../fetchers/extraction/index.js'
+import { runXPath } from '../../fetchers/extraction/xpath.js'
 
 t.teardown(closeRegexPool)
 
@@ -129,6 +130,29 @@ t.test('records: required fields, defaults and max_results on rows', async (t) =
   }, 'empty required name drops the row; unparseable and missing numbers take the default')
 })
 
+t.test('records fields find what cheerio finds inside each container (selectors are compiled once)', async (t) => {
+  for (const page of ['nested-lists.html', 'product-grid.html']) {
+    // Number every element, then compare the numbers a records hook returns with per-container cheerio lookups.
+    const $ = cheerio.load(readFileSync(FIXTURES + page, 'utf8'))
+    $('*').each((i, el) => { $(el).attr('data-n', String(i)) })
+    const html = $.html()
+    const containers = ['li.cat', '#tree > li', 'ul', 'li', 'article', 'main div', '.product, .rating']
+    const selectors = [
+      '.name', 'span', ':scope > .count', '> .count', ':scope', ':scope .name', 'ul .name', 'li .name', 'li > span',
+      ':scope > ul > li > .name', 'span + span', '.cat .count', 'ul li:first-child .name', 'span:not(.count)',
+      'span:nth-of-type(2)', 'li:has(.count) .name', 'li:first .name', 'span:eq(1)', '+ li', '~ article', 'a, .name', '*',
+      'div .amount', 'article .title', '.product .title', ':scope[data-sku] a', 'img[alt=""]', 'h2:contains("Blazer")',
+    ]
+    const fields = Object.fromEntries(selectors.map((sel, i) => [`f${i}`, { selector: sel, attribute: 'data-n' }]))
+    const hooks = containers.map((container, i) => ({ hook_id: `h${i}`, type: 'records', container, fields }))
+    const result = await runExtraction(spec(hooks), { url: 'https://x.example/', html })
+    containers.forEach((container, h) => {
+      const expected = $(container).toArray().map((c) => Object.fromEntries(selectors.map((sel, i) => [`f${i}`, $(c).find(sel).attr('data-n') ?? null])))
+      t.strictSame(result.hooks[h].result, expected.slice(0, 50), `${page}: container ${container}`)
+    })
+  }
+})
+
 t.test('css and regex: first match vs all_matches, max_results, truncation', async (t) => {
   const html = `<p>a1</p><p>a2</p><p>a3</p><p id="x">b</p>`
   const result = await runExtraction(spec([
@@ -167,11 +191,11 @@ t.test('a catastrophic pattern ends with status error in bounded time, and later
 t.test('RegexPool: budget, recovery and per-job text with concurrent jobs', async (t) => {
   const pool = new RegexPool(1)
   t.teardown(() => pool.close())
-  const evil = await pool.search({ id: -1, text: `${'a'.repeat(40)}!` }, { pattern: '(a|aa)+$', flags: 'g', group: 0, take: 1 }, 200)
+  const evil = await pool.search({ id: 'evil', text: `${'a'.repeat(40)}!` }, { pattern: '(a|aa)+$', flags: 'g', group: 0, take: 1 }, 200)
   t.match(evil, { error: /time budget of 200 ms/ })
-  const ok = await pool.search({ id: -2, text: 'x1 x2' }, { pattern: 'x(\\d)', flags: 'g', group: 1, take: 5 })
+  const ok = await pool.search({ id: 'x', text: 'x1 x2' }, { pattern: 'x(\\d)', flags: 'g', group: 1, take: 5 })
   t.same(ok, { values: ['1', '2'], total: 2 })
-  const bad = await pool.search({ id: -2, text: 'x1 x2' }, { pattern: '(', flags: 'g', group: 0, take: 1 })
+  const bad = await pool.search({ id: 'x', text: 'x1 x2' }, { pattern: '(', flags: 'g', group: 0, take: 1 })
   t.match(bad, { error: /pattern failed/ }, 'a pattern that does not compile is an error, not a crash')
   // Two jobs interleaved on one worker: each must search its own text.
   const hooks = { hooks: [raw({ hook_id: 'w', type: 'regex', pattern: '\\w+', all_matches: true })] }
@@ -210,6 +234,16 @@ t.test('statuses for pages a hook cannot read', async (t) => {
   t.same(empty, { hooks: [] })
 })
 
+t.test('an XPath that would run for ages ends with status error within its budget', async (t) => {
+  const html = `<ul>${Array.from({ length: 5000 }, (_, i) => `<li>item ${i % 50}</li>`).join('')}</ul>`
+  const page = new PageContext({ url: 'https://x.example/', html })
+  const started = Date.now()
+  const slow = runXPath(raw({ hook_id: 'slow', type: 'xpath', path: 'count(//li[. = //li])' }), page, 200)
+  t.ok(Date.now() - started < 5000, 'returns within 5 s')
+  t.match(slow, { status: 'error', error: 'XPath exceeded its time budget of 200 ms' })
+  t.match(runXPath(raw({ hook_id: 'fast', type: 'xpath', path: 'count(//li)' }), page, 200), { status: 'ok', result: 5000 }, 'the next evaluation has a fresh budget')
+})
+
 t.test('XPath runtime errors are hook errors; deep nesting is handled', async (t) => {
   const failing = await runExtraction({ hooks: [raw({ hook_id: 'x', type: 'xpath', path: '//a:b' })] }, { url: 'https://x.example/', html: '<a>1</a>' })
   t.match(failing.hooks[0], { status: 'error', error: /XPath evaluation failed/ })
@@ -236,6 +270,7 @@ t.test('the page is parsed once per job, whatever the number of hooks', async (t
   t.ok(new Set(hooks.map((h) => h.type)).size >= 4)
   const result = await runHooks(spec(hooks), new PageContext(pageOf(c)))
   t.equal(result.hooks.length, hooks.length)
-  t.ok(result.hooks.every((h) => h.status !== 'error'))
+  const expected = c.hooks.map((h) => h.expect.result)
+  t.same(result.hooks.map((h) => h.result).filter((_, i) => hooks[i].type !== 'records'), expected.filter((_, i) => hooks[i].type !== 'records'))
   t.equal(loads, 1, 'one cheerio.load for the css, xpath, regex and records hooks together')
 })

@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify'
+import { Effect, Schedule } from 'effect'
+import { createApiKey, DEFAULT_KEY_LIMITS } from '../../commands/orgs.js'
+import { Forbidden, ValidationFailed } from '../../domain/errors.js'
+import { SCOPES } from '../../domain/scopes.js'
+import { checkAccountKeyRequest } from '../../domain/user/key-request.js'
+import { authenticateApiKey } from '../../projections/key-queries.js'
+import { getKey } from '../../projections/org-queries.js'
+import type { AccountContext } from './context.js'
+import { accountSecurity, ApiKeyCreatedBody, EmailNotVerified, MalformedBody, NotAuthenticated, ValidationErrorBody } from './schemas.js'
+import { userOf, type Sessions } from './session.js'
+
+/** Answers once the v1 API accepts the key (the projection is usually there within milliseconds). */
+const untilUsable = (secret: string) =>
+  Effect.suspend(() => authenticateApiKey(secret, new Date())).pipe(
+    Effect.retry({ schedule: Schedule.spaced('5 millis'), times: 600, while: (e) => e._tag === 'Unauthenticated' }),
+  )
+
+/** The bridge from the account API to the v1 API: a verified user gets API keys for their organization. */
+export const apiKeyRoutes = async (app: FastifyInstance, account: AccountContext, sessions: Sessions) => {
+  app.post('/api-keys', {
+    preHandler: sessions.requireUser,
+    schema: {
+      tags: ['account'], summary: "Create a v1 API key for the user's organization", security: accountSecurity,
+      description: `For users with a verified e-mail. The key holds every scope (${SCOPES.map((s) => `\`${s}\``).join(', ')}) and the default limits `
+        + '(rate_limit_rpm 600, daily_quota 50000, enforcement_mode block); narrower keys come from `POST /v1/keys`. The secret `api_key` is in this '
+        + 'answer only. Operators can create an organization and its first key without the account API: `npm run --silent cli -- org create --name NAME --plan PLAN`. '
+        + '422 codes: missing_name, invalid_name, unknown_field.',
+      body: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 100 } } },
+      response: { 201: ApiKeyCreatedBody, 400: MalformedBody, 401: NotAuthenticated, 403: EmailNotVerified, 422: ValidationErrorBody },
+    },
+  }, async (request, reply) => {
+    const user = userOf(request)
+    if (!user.is_verified) throw new Forbidden({ code: 'email_not_verified', message: 'verify your e-mail address first' })
+    const checked = checkAccountKeyRequest(request.body)
+    if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
+    const created = await account.run(createApiKey({
+      org_id: user.org_id, name: checked.name, scopes: SCOPES, limits: DEFAULT_KEY_LIMITS, expires_at: null,
+      metadata: { correlation_id: request.id, causation_id: null, actor: `user:${user.user_id}` },
+    }))
+    await account.run(untilUsable(created.secret))
+    const key = await account.run(getKey(user.org_id, created.key_id))
+    return reply.code(201).send({
+      key_id: created.key_id, api_key: created.secret, org_id: user.org_id, name: key.name, key_prefix: key.key_prefix, scopes: key.scopes,
+      ...(key.limits as object), expires_at: key.expires_at, created_at: key.created_at,
+    })
+  })
+}

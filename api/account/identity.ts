@@ -1,0 +1,121 @@
+import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify'
+import { authenticateUser, registerUser, verifyEmail } from '../../commands/users.js'
+import { ValidationFailed } from '../../domain/errors.js'
+import { checkCredentials } from '../../domain/user/credentials.js'
+import { waitForUser } from '../../projections/user-queries.js'
+import type { AccountContext } from './context.js'
+import { BadRequest } from './errors.js'
+import {
+  accountSecurity, CredentialsBody, EmailAlreadyUsed, InvalidCredentials, InvalidOrExpiredToken, MalformedBody, NotAuthenticated,
+  TooManyAttempts, UserSummary, UserWithCreatedAt, ValidationErrorBody,
+} from './schemas.js'
+import { userOf, type Sessions } from './session.js'
+
+const tags = ['account']
+const credentialsOf = (body: unknown, purpose: 'register' | 'login') => {
+  const checked = checkCredentials(body, purpose)
+  if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
+  return checked.value
+}
+const anonymous = (correlationId: string) => ({ correlation_id: correlationId, causation_id: null, actor: 'anonymous' })
+const summary = (user: { user_id: string; email: string; is_verified: boolean }) => ({ id: user.user_id, email: user.email, isVerified: user.is_verified })
+
+/** Registration, verification, login, logout, bearer tokens and /me. `loginLimit` guards /login and /token together. */
+export const identityRoutes = async (app: FastifyInstance, account: AccountContext, sessions: Sessions, loginLimit: preHandlerAsyncHookHandler) => {
+  app.post('/register', {
+    schema: {
+      tags, summary: 'Register a user',
+      description: 'Creates the user and their organization (Free plan) and sends a verification e-mail whose link (`/verify?token=…`) '
+        + `works once within VERIFICATION_TOKEN_TTL_SECONDS (default 24 h). 422 codes: missing_email, invalid_email, missing_password, password_too_short, password_too_long.`,
+      body: CredentialsBody,
+      response: { 202: { type: 'null', description: 'Accepted; empty body.' }, 400: MalformedBody, 409: EmailAlreadyUsed, 422: ValidationErrorBody },
+    },
+  }, async (request, reply) => {
+    const credentials = credentialsOf(request.body, 'register')
+    await account.run(registerUser({ credentials, verificationTtlSeconds: account.settings.verificationTokenTtlSeconds, metadata: anonymous(request.id) }))
+    return reply.code(202).send()
+  })
+
+  app.get('/verify', {
+    schema: {
+      tags, summary: 'Verify the e-mail address',
+      description: 'The link of the verification e-mail. A token works once, until it expires.',
+      querystring: { type: 'object', properties: { token: { type: 'string', description: 'From the verification e-mail.' } } },
+      response: {
+        200: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['verified'] } } },
+        400: { type: 'object', description: 'No token in the query.', properties: { error: { type: 'string', enum: ['missing_token'] } } },
+        422: InvalidOrExpiredToken,
+      },
+    },
+  }, async (request) => {
+    const { token } = request.query as { token?: string }
+    if (!token) throw new BadRequest({ code: 'missing_token' })
+    const { user_id } = await account.run(verifyEmail(token, anonymous(request.id)))
+    // Answer once /me shows the verified address.
+    await account.run(waitForUser(user_id, (user) => user.is_verified))
+    return { status: 'verified' }
+  })
+
+  app.post('/login', {
+    onRequest: loginLimit,
+    schema: {
+      tags, summary: 'Log in with a cookie session',
+      description: 'Sets the session cookie `sw_session` (signed, HttpOnly, SameSite=Lax, Path=/, Max-Age SESSION_TTL_SECONDS, Secure over https). '
+        + 'Unverified users may log in; `isVerified` tells. At most 5 attempts per minute per client (with /token).',
+      body: CredentialsBody,
+      response: {
+        200: { type: 'object', required: ['status', 'user'], properties: { status: { type: 'string', enum: ['ok'] }, user: UserSummary } },
+        400: MalformedBody, 401: InvalidCredentials, 422: ValidationErrorBody, 429: TooManyAttempts,
+      },
+    },
+  }, async (request, reply) => {
+    const user = await account.run(authenticateUser(credentialsOf(request.body, 'login')))
+    sessions.startSession(reply, user.user_id)
+    return { status: 'ok', user: summary(user) }
+  })
+
+  app.post('/logout', {
+    schema: {
+      tags, summary: 'End the cookie session',
+      description: 'Clears the `sw_session` cookie (answers 204 with or without a session). Sessions are stateless signed tokens: '
+        + 'a copy of the cookie taken before logout stays valid until it expires.',
+      response: { 204: { type: 'null', description: 'Cookie cleared.' } },
+    },
+  }, async (_request, reply) => {
+    sessions.endSession(reply)
+    return reply.code(204).send()
+  })
+
+  app.post('/token', {
+    onRequest: loginLimit,
+    schema: {
+      tags, summary: 'Get a bearer access token',
+      description: 'An HS256 JWT for `Authorization: Bearer …`, valid for `expires_in` seconds (ACCESS_TOKEN_TTL_SECONDS). At most 5 attempts per minute per client (with /login).',
+      body: CredentialsBody,
+      response: {
+        200: {
+          type: 'object', required: ['access_token', 'token_type', 'expires_in', 'user'],
+          properties: { access_token: { type: 'string' }, token_type: { type: 'string', enum: ['Bearer'] }, expires_in: { type: 'integer' }, user: UserSummary },
+        },
+        400: MalformedBody, 401: InvalidCredentials, 422: ValidationErrorBody, 429: TooManyAttempts,
+      },
+    },
+  }, async (request) => {
+    const user = await account.run(authenticateUser(credentialsOf(request.body, 'login')))
+    return { ...sessions.issueAccessToken(user.user_id), user: summary(user) }
+  })
+
+  app.get('/me', {
+    preHandler: sessions.requireUser,
+    schema: {
+      tags, summary: 'The authenticated user', security: accountSecurity,
+      response: {
+        200: { type: 'object', required: ['authenticated', 'user'], properties: { authenticated: { type: 'boolean', enum: [true] }, user: UserWithCreatedAt } },
+        401: NotAuthenticated,
+      },
+    },
+  }, async (request) => {
+    const user = userOf(request)
+    return { authenticated: true, user: { ...summary(user), createdAt: user.created_at } }
+  })
+}

@@ -1,0 +1,39 @@
+import cookie from '@fastify/cookie'
+import jwt from '@fastify/jwt'
+import rateLimit from '@fastify/rate-limit'
+import type { FastifyInstance } from 'fastify'
+import { hkdfSync } from 'node:crypto'
+import { LimitExceeded } from '../../domain/errors.js'
+import { apiKeyRoutes } from './api-keys.js'
+import type { AccountContext } from './context.js'
+import { sendAccountError } from './errors.js'
+import { identityRoutes } from './identity.js'
+import { makeSessions } from './session.js'
+
+/** The cookie signing key is derived from the JWT secret with its own label, never the same key for two jobs. */
+const cookieSecret = (jwtSecret: string) => Buffer.from(hkdfSync('sha256', jwtSecret, 'scrapeworks', 'account-session-cookie', 32)).toString('base64url')
+
+/**
+ * The account API family (SPEC 4.1): its own scope with cookies, JWTs, the login limit and its own error bodies.
+ * Later account routes (/scrapes, /content-monitors) belong in this scope and reuse `sessions.requireUser`.
+ */
+export const accountRoutes = async (app: FastifyInstance, account: AccountContext) => {
+  app.setErrorHandler(sendAccountError)
+  await app.register(cookie, { secret: cookieSecret(account.settings.jwtSecret), hook: 'onRequest' })
+  await app.register(jwt, { secret: account.settings.jwtSecret, sign: { algorithm: 'HS256' }, verify: { algorithms: ['HS256'] } })
+  // Rate-limit headers are written by sendAccountError from the LimitExceeded, the one place that answers 429.
+  await app.register(rateLimit, { global: false })
+  const loginLimit = app.rateLimit({
+    max: account.settings.loginAttemptsPerMinute,
+    timeWindow: 60_000,
+    // Per client address (request.ip; behind a proxy, configure fastify's trustProxy so it is the client's).
+    keyGenerator: (request) => `login:${request.ip}`,
+    errorResponseBuilder: (_request, context) => new LimitExceeded({
+      code: 'too_many_attempts', message: 'too many login attempts; retry later', limit: context.max, remaining: 0,
+      resetAt: Date.now() + context.ttl, retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
+    }),
+  })
+  const sessions = makeSessions(app, account)
+  await identityRoutes(app, account, sessions, loginLimit)
+  await apiKeyRoutes(app, account, sessions)
+}

@@ -1,0 +1,172 @@
+import type { JobSpec, JobType } from '../../domain/job/spec.js'
+import { failure, type Engine, type EngineOutcome } from '../engine.js'
+import { browserArtifacts } from './artifacts.js'
+import { BrowserUnavailable, type LaunchedBrowser, type PageSession, type SessionOptions } from './driver.js'
+import { describeError, isTargetGone, JobFailure } from './failures.js'
+import { HarRecorder } from './har.js'
+import { runPageJob } from './page-job.js'
+import type { BrowserPool, Lease } from './pool.js'
+import { requestFilter } from './request-filter.js'
+
+/** How the job reaches the target: the shared gateway, or a customer proxy's dedicated gateway listener. */
+export interface JobEgress {
+  /** For the manifest: `{mode: 'managed'}` or `{mode: 'custom', proxy_host}`, never credentials. */
+  readonly manifest: Readonly<Record<string, string>>
+  /** Per-context proxy server; undefined uses the browser's process-wide gateway. */
+  readonly proxyServer?: string
+  close(): Promise<void>
+}
+
+export const MANAGED_EGRESS: JobEgress = { manifest: { mode: 'managed' }, close: async () => {} }
+
+/** What differs between the browser tiers; the job flow, pool use and failure handling are shared. */
+export interface BrowserTier<P> {
+  readonly tier: Extract<JobType, 'standard' | 'stealth'>
+  readonly pool: BrowserPool<P>
+  readonly profileOf: (spec: JobSpec) => P
+  /** Context options that come from the spec (viewport, locale, ...), beyond blocking and headers. */
+  readonly contextOptions: (spec: JobSpec) => Partial<SessionOptions>
+  readonly egressFor: (spec: JobSpec) => Promise<JobEgress>
+  /** The manifest's `engine` object. */
+  readonly describe: (browser: LaunchedBrowser, profile: P, spec: JobSpec) => Record<string, unknown>
+  readonly adBlocking: (spec: JobSpec) => boolean
+  readonly dismissConsent: (spec: JobSpec) => boolean
+  readonly detectBlocks: boolean
+  readonly challengeWaitMs: number
+  readonly close?: () => Promise<void>
+}
+
+/** After an error, how long to wait for the driver to notice that the browser died. */
+const CRASH_NOTICE_MS = 1_000
+/** The deadline fires a little after timeout_ms, so a navigation timeout cut to the deadline reports first. */
+const DEADLINE_GRACE_MS = 250
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+const needsBody = (spec: JobSpec) =>
+  spec.artifact_options.include_response_body || (spec.artifact_options.include_extraction && (spec.extraction?.hooks ?? []).some((h) => h.type === 'jsonpath'))
+
+export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
+  const run = async (spec: JobSpec, signal: AbortSignal): Promise<EngineOutcome> => {
+    const queuedAt = Date.now()
+    const profile = tier.profileOf(spec)
+    let lease: Lease
+    try {
+      lease = await tier.pool.lease(profile, signal)
+    } catch (error) {
+      if (signal.aborted) throw new Error('job abandoned: shutting down')
+      const message = error instanceof BrowserUnavailable ? error.message : `the browser could not be started: ${describeError(error)}`
+      return failure('browser_unavailable', message, { manifest: { engine: { tier: tier.tier } } })
+    }
+
+    const started = Date.now()
+    const deadline = started + spec.timeout_ms
+    let egress: JobEgress | undefined
+    let session: PageSession | undefined
+    const har = spec.artifact_options.include_har ? new HarRecorder() : undefined
+    let blockedRequests = 0
+    let navigationMs: number | undefined
+    const browser = lease.browser
+    const isGone = () => lease.died() || !browser.isConnected() || (session?.crashed() ?? false)
+    const manifestBase = (extra: Record<string, unknown> = {}) => ({
+      egress: egress?.manifest ?? { mode: spec.proxy ? 'custom' : 'managed' },
+      engine: tier.describe(browser, profile, spec),
+      wait_until: spec.wait_until,
+      ...extra,
+      timing: {
+        started_at: new Date(started).toISOString(), finished_at: new Date().toISOString(), duration_ms: Date.now() - started,
+        queued_ms: started - queuedAt, ...(navigationMs !== undefined ? { navigation_ms: navigationMs } : {}),
+      },
+      ...(blockedRequests > 0 ? { blocked_requests: blockedRequests } : {}),
+    })
+
+    let stopDeadline = () => {}
+    const deadlineHit = new Promise<never>((_, reject) => {
+      const timer = setTimeout(() => reject(new JobFailure('timeout', `the job did not finish within timeout_ms (${spec.timeout_ms} ms)`)), spec.timeout_ms + DEADLINE_GRACE_MS)
+      const onAbort = () => reject(new Error('job abandoned: shutting down'))
+      signal.addEventListener('abort', onAbort, { once: true })
+      stopDeadline = () => { clearTimeout(timer); signal.removeEventListener('abort', onAbort) }
+    })
+    deadlineHit.catch(() => {})
+
+    // Set once the job has an outcome: resources a still-running `work` creates afterwards are closed at once.
+    let finished = false
+    const work = async () => {
+      egress = await tier.egressFor(spec)
+      if (finished) { await egress.close(); throw new Error('job already finished') }
+      const filter = requestFilter(spec.artifact_options, tier.adBlocking(spec))
+      session = await browser.newSession({
+        ...tier.contextOptions(spec),
+        ...(egress.proxyServer ? { proxyServer: egress.proxyServer } : {}),
+        ...(spec.headers ? { navigationHeaders: spec.headers } : {}),
+        ...(filter ? { shouldBlock: (request) => filter(request) && (blockedRequests += 1) > 0 } : {}),
+        captureConsole: spec.artifact_options.include_console,
+        ...(har ? { onNetwork: har.record } : {}),
+      })
+      if (finished) { await session.close(); throw new Error('job already finished') }
+      const result = await runPageJob({
+        session, spec, deadline, customProxy: egress.proxyServer !== undefined, detectBlocks: tier.detectBlocks,
+        dismissConsent: tier.dismissConsent(spec), challengeWaitMs: tier.challengeWaitMs, isGone,
+      })
+      navigationMs = result.navigationMs
+      let responseBody: { bytes: Uint8Array; contentType?: string } | undefined
+      let bodyUnavailable: string | undefined
+      if (result.main && needsBody(spec)) {
+        try {
+          const contentType = result.main.headers['content-type']
+          responseBody = { bytes: await result.main.body(), ...(contentType ? { contentType } : {}) }
+        } catch (error) {
+          bodyUnavailable = describeError(error)
+        }
+      }
+      const artifacts = await browserArtifacts(spec, result.capture, responseBody, har ? {
+        recorder: har, startedAt: started, onLoadMs: result.navigationMs, browser: { name: 'chromium', version: browser.version },
+      } : undefined)
+      const main = result.main
+      const manifest = manifestBase({
+        http_status: main?.status ?? null,
+        response_headers: main?.headers ?? {},
+        final_url: result.capture.url,
+        content_type: main?.headers['content-type'] ?? null,
+        title: result.capture.title,
+        ...result.details,
+        ...(bodyUnavailable ? { response_body_unavailable: bodyUnavailable } : {}),
+      })
+      if (result.blocked) return failure('stealth_blocked', `the target blocked the browser: ${result.blocked.reason}`, { manifest, artifacts })
+      if (main && main.status >= 500) return failure('upstream_error', `the target answered HTTP ${main.status}`, { manifest, artifacts })
+      return { ok: true as const, manifest, artifacts }
+    }
+
+    try {
+      const working = work()
+      working.catch(() => {})
+      return await Promise.race([working, deadlineHit])
+    } catch (error) {
+      if (signal.aborted) throw new Error('job abandoned: shutting down')
+      if (error instanceof JobFailure) return failure(error.reason, error.message, { manifest: manifestBase() })
+      // A killed browser surfaces first as a closed target; the driver's disconnect notice may follow shortly.
+      const until = Date.now() + (isTargetGone(error) ? CRASH_NOTICE_MS : 200)
+      while (!isGone() && Date.now() < until) await sleep(25)
+      if (isGone()) {
+        const what = session?.crashed() && browser.isConnected() ? 'the page renderer crashed' : 'the browser process died'
+        return failure('browser_crashed', `${what} during the job`, { manifest: manifestBase() })
+      }
+      return failure('engine_error', `the browser failed unexpectedly: ${describeError(error)}`, { manifest: manifestBase() })
+    } finally {
+      finished = true
+      stopDeadline()
+      await session?.close().catch(() => {})
+      await lease.release()
+      await egress?.close().catch(() => {})
+    }
+  }
+
+  return {
+    tier: tier.tier,
+    run: (request) => run(request.spec, request.signal),
+    close: async () => {
+      await tier.pool.close()
+      await tier.close?.()
+    },
+  }
+}

@@ -1,0 +1,9 @@
+import type { PoolSettings } from './pool.js'
+
+/** Deployment settings shared by both browser tiers (from infra/config.ts). */
+export interface BrowserSettings extends PoolSettings {
+  /** The Chromium binary (CHROMIUM_PATH). */
+  readonly chromiumPath: string
+  /** The egress gateway every browser request goes through. */
+  readonly proxyUrl: string
+}

@@ -1,0 +1,60 @@
+import { Effect } from 'effect'
+import { CompressionTypes, type Kafka, type Producer } from 'kafkajs'
+import type { EventLogService, Subscription } from '../ports/event-log.js'
+import type { RecordedEvent } from '../ports/event-store.js'
+import { categoryOf, makeTopicEnsurer, toMessage, topicFor, KNOWN_CATEGORIES, type TopicSettings } from './topics.js'
+
+/**
+ * Sends messages in small batches: handlers of different streams add to the open batch and wait for its ack.
+ * One stream's events are handed over one at a time (the subscription keeps stream order), so per-key order holds.
+ */
+const makeBatchSender = (producer: Producer, prefix: string, lingerMs: number) => {
+  let open: { events: RecordedEvent[]; done: Promise<void> } | null = null
+  return (event: RecordedEvent): Promise<void> => {
+    if (!open) {
+      const batch: { events: RecordedEvent[]; done: Promise<void> } = { events: [], done: Promise.resolve() }
+      batch.done = new Promise<void>((resolve) => setTimeout(resolve, lingerMs)).then(async () => {
+        open = null
+        const byTopic = new Map<string, RecordedEvent[]>()
+        for (const e of batch.events) byTopic.set(topicFor(prefix, categoryOf(e)), [...(byTopic.get(topicFor(prefix, categoryOf(e))) ?? []), e])
+        await producer.sendBatch({
+          acks: -1,
+          compression: CompressionTypes.None,
+          topicMessages: [...byTopic].map(([topic, events]) => ({ topic, messages: events.map(toMessage) })),
+        })
+      })
+      open = batch
+    }
+    open.events.push(event)
+    return open.done
+  }
+}
+
+export interface RelayOptions {
+  readonly kafka: Kafka
+  readonly topics: TopicSettings
+  /** The event store's own ordered log (catch-up subscription with a durable checkpoint). */
+  readonly source: EventLogService
+  readonly lingerMs?: number
+}
+
+/** The relay role: publishes every event of the store's log to Kafka, in order per stream, at least once. */
+export const startRelay = async (options: RelayOptions): Promise<Subscription> => {
+  const producer = options.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false })
+  const admin = options.kafka.admin()
+  await Promise.all([producer.connect(), admin.connect()])
+  const ensureTopics = makeTopicEnsurer(admin, options.topics)
+  await ensureTopics(KNOWN_CATEGORIES)
+  const send = makeBatchSender(producer, options.topics.prefix, options.lingerMs ?? 5)
+  const subscription = await Effect.runPromise(options.source.subscribe({ name: 'relay', concurrency: 256 }, async (event) => {
+    await ensureTopics([categoryOf(event)])
+    await send(event)
+  }))
+  return {
+    checkpoint: subscription.checkpoint,
+    stop: async () => {
+      await subscription.stop()
+      await Promise.all([producer.disconnect(), admin.disconnect()])
+    },
+  }
+}

@@ -1,0 +1,40 @@
+import type { Admin } from 'kafkajs'
+import { SCHEMA_VERSION, streamCategory } from '../../domain/events.js'
+import type { RecordedEvent } from '../ports/event-store.js'
+
+/** One topic per stream category: `<prefix>.jobs`, `<prefix>.orgs`, ... (docs/kafka-topics.md). */
+export const topicFor = (prefix: string, category: string) => `${prefix}.${category}s`
+
+/** Categories whose topics are created at start-up; others are created when their first event is relayed. */
+export const KNOWN_CATEGORIES = ['job', 'org', 'user', 'email'] as const
+
+export interface TopicSettings {
+  readonly prefix: string
+  readonly partitions: number
+}
+
+export const makeTopicEnsurer = (admin: Admin, settings: TopicSettings) => {
+  const known = new Set<string>()
+  return async (categories: readonly string[]) => {
+    const missing = categories.map((c) => topicFor(settings.prefix, c)).filter((topic) => !known.has(topic))
+    if (missing.length === 0) return
+    const existing = new Set(await admin.listTopics())
+    const toCreate = missing.filter((topic) => !existing.has(topic))
+    if (toCreate.length > 0) {
+      // Pre-created with replication factor 1 by default; kafkajs does not cope well with auto-created topics.
+      await admin.createTopics({ waitForLeaders: true, topics: toCreate.map((topic) => ({ topic, numPartitions: settings.partitions })) }).catch((e) => {
+        if (!/already exists/i.test(String(e?.message))) throw e
+      })
+    }
+    for (const topic of missing) known.add(topic)
+  }
+}
+
+/** The message of one event: key = stream id (per-aggregate order), value = the JSON envelope, headers for routing. */
+export const toMessage = (event: RecordedEvent) => ({
+  key: event.stream,
+  value: JSON.stringify(event),
+  headers: { event_id: event.event_id, type: event.type, schema_version: String(SCHEMA_VERSION) },
+})
+
+export const categoryOf = (event: RecordedEvent) => streamCategory(event.stream)

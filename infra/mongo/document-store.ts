@@ -1,0 +1,59 @@
+import { Effect } from 'effect'
+import { MongoClient, type Filter as MongoFilter, type Document } from 'mongodb'
+import type { Doc, DocumentStoreService, Filter, FilterValue } from '../ports/document-store.js'
+import { StoreUnavailable } from '../ports/event-store.js'
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+const toMongoCondition = (value: FilterValue): unknown => {
+  if (value === null || typeof value !== 'object') return value
+  if ('$in' in value) return { $in: value.$in }
+  if ('$contains' in value) return { $regex: escapeRegex(value.$contains), $options: 'i' }
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined))
+}
+
+/** Our filter language is a subset of MongoDB's (array equality included), so the translation is direct. */
+const toMongoFilter = (filter: Filter): MongoFilter<Document> =>
+  Object.fromEntries(Object.entries(filter).map(([field, value]) => [field, toMongoCondition(value)]))
+
+/** Indexes the queries need: every collection is read by organization, jobs also by key, status, tag and time. */
+const INDEXES: Record<string, Record<string, 1 | -1>[]> = {
+  jobs: [{ org_id: 1, created_at: -1 }, { api_key_id: 1, status: 1 }, { api_key_id: 1, created_at: -1 }, { org_id: 1, tags: 1 }, { org_id: 1, status: 1 }],
+  api_keys: [{ org_id: 1, created_at: 1 }],
+  audit: [{ org_id: 1, position: -1 }],
+}
+
+export interface MongoDocumentStoreOptions {
+  readonly url: string
+  readonly database?: string
+  /** Prefix of collection names, so several deployments can share one database. */
+  readonly prefix?: string
+}
+
+export const makeMongoDocumentStore = async (options: MongoDocumentStoreOptions): Promise<DocumentStoreService> => {
+  const client = new MongoClient(options.url, { serverSelectionTimeoutMS: 10_000 })
+  await client.connect()
+  const db = client.db(options.database ?? 'scrapeworks')
+  const prefix = options.prefix ?? 'rm_'
+  const collection = (name: string) => db.collection<Document>(`${prefix}${name}`)
+  const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })
+  await Promise.all(Object.entries(INDEXES).flatMap(([name, specs]) => specs.map((spec) => collection(name).createIndex(spec))))
+
+  return {
+    get: (name, id) => attempt(async () => (await collection(name).findOne({ _id: id as never })) as unknown as Doc | null),
+    put: (name, doc) => attempt(async () => { await collection(name).replaceOne({ _id: doc._id as never }, doc, { upsert: true }) }),
+    delete: (name, id) => attempt(async () => { await collection(name).deleteOne({ _id: id as never }) }),
+    find: (name, filter, findOptions = {}) => attempt(async () => {
+      let cursor = collection(name).find(toMongoFilter(filter))
+      cursor = cursor.sort(findOptions.sort && findOptions.sort.length > 0
+        ? Object.fromEntries(findOptions.sort.map(([f, dir]) => [f, dir === 'desc' ? -1 : 1]))
+        : { _id: 1 })
+      if (findOptions.skip) cursor = cursor.skip(findOptions.skip)
+      if (findOptions.limit !== undefined) cursor = cursor.limit(findOptions.limit)
+      return (await cursor.toArray()) as unknown as Doc[]
+    }),
+    count: (name, filter) => attempt(() => collection(name).countDocuments(toMongoFilter(filter))),
+    clear: (name) => attempt(async () => { await collection(name).deleteMany({}) }),
+    close: () => Effect.promise(() => client.close()),
+  }
+}

@@ -1,0 +1,93 @@
+import { Either } from 'effect'
+import t from 'tap'
+import { fold, type Decider } from '../../domain/decider.js'
+import { decodeEvent, encodeEvent, isKnownEventType } from '../../domain/events.js'
+import { checkCredentials } from '../../domain/user/credentials.js'
+import { userDecider, type UserCommand } from '../../domain/user/decider.js'
+import { emailClaimDecider, type EmailClaimCommand } from '../../domain/user/email-claim.js'
+import { EmailClaimed, UserRegistered, UserVerified, VerificationEmailSent, VerificationTokenIssued } from '../../domain/user/events.js'
+import { emailHash, parseVerificationToken } from '../../domain/user/identity.js'
+
+type Expected<E> = readonly E[] | { readonly _tag: string; readonly [field: string]: unknown }
+
+/** given(events).when(command).then(expected, message): folds the history, decides, compares. */
+const scenario = <C, E, S, Err extends { readonly _tag: string }>(decider: Decider<C, E, S, Err>) =>
+  (history: readonly E[]) => ({
+    when: (command: C) => ({
+      then: (expected: Expected<E>, message: string) => {
+        const result = decider.decide(command, fold(decider, history))
+        if (Array.isArray(expected)) {
+          if (Either.isLeft(result)) return t.fail(`${message}: expected events, got ${result.left._tag}`, { error: result.left })
+          return t.same(result.right, expected, message)
+        }
+        if (Either.isRight(result)) return t.fail(`${message}: expected an error, got events`, { events: result.right })
+        return t.match(result.left, expected, message)
+      },
+    }),
+  })
+
+const NOW = '2024-05-01T12:00:00.000Z'
+const BEFORE_EXPIRY = '2024-05-02T11:59:59.999Z'
+const EXPIRY = '2024-05-02T12:00:00.000Z'
+const given = scenario(userDecider)
+
+const register: UserCommand = {
+  _tag: 'RegisterUser', user_id: 'u1', email: 'ada@example.com', password_hash: '$argon2id$v=19$m=19456,t=2,p=1$salt$hash', org_id: 'o1',
+  token_hash: 'h1', token_expires_at: EXPIRY, now: NOW,
+}
+const verifyWith = (token_hash: string, now = BEFORE_EXPIRY): UserCommand => ({ _tag: 'VerifyEmail', user_id: 'u1', token_hash, now })
+const recordSent = (token_hash: string): UserCommand => ({ _tag: 'RecordVerificationEmailSent', user_id: 'u1', token_hash, message_id: '<m1@x>', now: NOW })
+
+const registered = new UserRegistered({ user_id: 'u1', email: 'ada@example.com', password_hash: register.password_hash, org_id: 'o1', registered_at: NOW })
+const issued = new VerificationTokenIssued({ user_id: 'u1', token_hash: 'h1', expires_at: EXPIRY, issued_at: NOW })
+const verified = new UserVerified({ user_id: 'u1', verified_at: BEFORE_EXPIRY })
+const sent = new VerificationEmailSent({ user_id: 'u1', token_hash: 'h1', message_id: '<m1@x>', sent_at: NOW })
+
+// ---- registration ----
+given([]).when(register).then([registered, issued], 'RegisterUser records the user and a verification token (hashes only)')
+given([registered, issued]).when(register).then({ _tag: 'StateConflict', code: 'user_exists' }, 'RegisterUser twice conflicts')
+given([]).when({ ...register, email: 'Ada@Example.com' })
+  .then({ _tag: 'ValidationFailed', errors: [{ field: 'email', code: 'invalid_email' }] }, 'the decider only records lower-cased addresses')
+given([]).when({ ...register, email: 'not-an-address' }).then({ _tag: 'ValidationFailed' }, 'and only addresses')
+
+// ---- verification ----
+given([registered, issued]).when(verifyWith('h1')).then([verified], 'the pending token verifies before it expires')
+given([registered, issued]).when(verifyWith('h1', EXPIRY)).then({ _tag: 'InvalidVerificationToken', reason: 'expired' }, 'at expires_at the token is expired')
+given([registered, issued]).when(verifyWith('other')).then({ _tag: 'InvalidVerificationToken', reason: 'unknown' }, 'another token does not verify')
+given([registered, issued, verified]).when(verifyWith('h1')).then({ _tag: 'InvalidVerificationToken', reason: 'used' }, 'a token works once')
+given([]).when(verifyWith('h1')).then({ _tag: 'InvalidVerificationToken', reason: 'unknown' }, 'no user, no verification')
+
+// ---- the mailer's record ----
+given([registered, issued]).when(recordSent('h1')).then([sent], 'the sent e-mail is recorded')
+given([registered, issued, sent]).when(recordSent('h1')).then([], 'recording it twice records nothing (idempotent mailer)')
+given([]).when(recordSent('h1')).then([], 'nothing to record for a missing user')
+
+t.match(fold(userDecider, [registered, issued, sent]), { exists: true, verified: false, pending: { token_hash: 'h1' }, org_id: 'o1' }, 'evolve tracks the pending token')
+t.match(fold(userDecider, [registered, issued, verified]), { verified: true, pending: null }, 'verification clears the pending token')
+
+// ---- the e-mail uniqueness guard ----
+const givenClaim = scenario(emailClaimDecider)
+const claim: EmailClaimCommand = { _tag: 'ClaimEmail', email_hash: 'e1', user_id: 'u1', now: NOW }
+const claimed = new EmailClaimed({ email_hash: 'e1', user_id: 'u1', claimed_at: NOW })
+givenClaim([]).when(claim).then([claimed], 'a free address is claimed')
+givenClaim([claimed]).when({ ...claim, user_id: 'u2' }).then({ _tag: 'StateConflict', code: 'email_already_used' }, 'a claimed address is email_already_used for another user')
+givenClaim([claimed]).when(claim).then([], 'the owner claiming again records nothing')
+
+// ---- events round-trip through the stored form ----
+for (const event of [registered, issued, sent, verified, claimed]) {
+  const { type, data } = encodeEvent(event)
+  t.ok(isKnownEventType(type), `${type} is a known event type`)
+  t.same(decodeEvent(type, data), event, `${type} decodes to what was encoded`)
+}
+
+// ---- credentials and identity helpers ----
+t.same(checkCredentials({ email: ' Ada@Example.COM ', password: 'eight888' }, 'register'), { ok: true, value: { email: 'ada@example.com', password: 'eight888' } }, 'addresses are trimmed and lower-cased')
+t.match(checkCredentials({ email: 'ada@example.com', password: 'short' }, 'register'), { ok: false, errors: [{ code: 'password_too_short' }] })
+t.match(checkCredentials({ email: 'ada@example.com', password: 'short' }, 'login'), { ok: true }, 'a login does not apply the password policy')
+t.match(checkCredentials({ email: 42, password: ['x'] }, 'register'), { ok: false, errors: [{ code: 'invalid_email' }, { code: 'invalid_password' }] })
+t.match(checkCredentials('nonsense', 'register'), { ok: false, errors: [{ code: 'missing_email' }, { code: 'missing_password' }] })
+t.match(checkCredentials({ email: 'a@b.co', password: '𝔭𝔞𝔰𝔰' }, 'register'), { ok: false, errors: [{ code: 'password_too_short' }] }, 'the length counts characters, not UTF-16 units')
+t.equal(emailHash('Ada@Example.com'), emailHash('ada@example.com'), 'the guard stream ignores case')
+t.same(parseVerificationToken('00000000-0000-4000-8000-000000000000.abc'), { user_id: '00000000-0000-4000-8000-000000000000' })
+t.equal(parseVerificationToken('../../etc.abc'), null, 'a token never names an arbitrary stream')
+t.equal(parseVerificationToken('00000000-0000-4000-8000-000000000000.'), null)
