@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { Effect } from 'effect'
 import { buildApp } from '../api/app.js'
 import { startEgressGateway } from '../fetchers/egress/index.js'
-import type { EgressGateway } from '../fetchers/egress/types.js'
+import type { EgressGateway, EgressLogEntry } from '../fetchers/egress/types.js'
+import { makeStandardEngine } from '../fetchers/standard/engine.js'
+import { makeStealthEngine } from '../fetchers/stealth/engine.js'
 import { makeLightEngine } from '../fetchers/light/engine.js'
 import { makeJobRunner } from '../processors/job-runner.js'
 import { makeMailerProcessor } from '../processors/mailer.js'
@@ -10,7 +12,7 @@ import { PROJECTIONS } from '../projections/index.js'
 import type { Config, Role } from './config.js'
 import { SecretBox } from '../domain/secret-box.js'
 import type { JobSpec } from '../domain/job/spec.js'
-import { sealSpecSecrets } from '../domain/job/spec-secrets.js'
+import { openProxyPassword, sealSpecSecrets } from '../domain/job/spec-secrets.js'
 import { makeMailServices } from './mail/index.js'
 import type { Subscription } from './ports/event-log.js'
 import type { EventStoreService } from './ports/event-store.js'
@@ -81,11 +83,20 @@ export const startRoles = async (config: Config, rawAdapters: ProcessAdapters, r
 
   let gateway: EgressGateway | undefined
   if (roles.includes('fetcher')) {
-    gateway = await startEgressGateway({
-      allowlist: config.ssrfAllowlist,
-      log: (entry) => { if (entry.decision !== 'allowed') logger.warn('egress', entry) },
-    })
-    const engines = { light: makeLightEngine({ proxyUrl: gateway.url, allowlist: config.ssrfAllowlist }) }
+    const egressLog = (entry: EgressLogEntry) => { if (entry.decision !== 'allowed') logger.warn('egress', entry) }
+    gateway = await startEgressGateway({ allowlist: config.ssrfAllowlist, log: egressLog })
+    // Browser engines launch Chromium lazily, on their first job, with the gateway as their only way out.
+    const browserSettings = { ...config.browser, proxyUrl: gateway.url }
+    const engines = {
+      light: makeLightEngine({ proxyUrl: gateway.url, allowlist: config.ssrfAllowlist }),
+      standard: makeStandardEngine(browserSettings),
+      stealth: makeStealthEngine({
+        ...browserSettings,
+        // A customer proxy gets a gateway listener of its own per job, under the same SSRF policy.
+        startGateway: (upstream) => startEgressGateway({ allowlist: config.ssrfAllowlist, log: egressLog, upstream }),
+        openPassword: (spec) => openProxyPassword(spec, secretBox),
+      }),
+    }
     const runner = makeJobRunner({ engines, workerId: config.workerId, log: logger.error }, run)
     const subscription = await Effect.runPromise(adapters.eventLog.subscribe(
       { name: 'processor.fetcher', categories: ['job'], concurrency: config.fetcherConcurrency },

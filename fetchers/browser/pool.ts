@@ -4,7 +4,7 @@ import { Semaphore } from './semaphore.js'
 
 export interface PoolSettings {
   /** Jobs (each its own browser context) running at once in one engine. */
-  readonly size: number
+  readonly poolSize: number
   /** A browser process is replaced after serving this many pages (leaks and fragmentation accumulate). */
   readonly pagesPerProcess: number
   /** A browser process is replaced once its process tree grew by more than this since launch; 0 turns it off. */
@@ -66,7 +66,7 @@ export class BrowserPool<P> {
 
   constructor(options: BrowserPoolOptions<P>) {
     this.#options = options
-    this.#permits = new Semaphore(Math.max(1, options.size))
+    this.#permits = new Semaphore(Math.max(1, options.poolSize))
   }
 
   /** Waits for a free slot, then answers a live browser for the profile, launching one when needed. */

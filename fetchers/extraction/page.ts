@@ -73,7 +73,12 @@ export class PageContext {
   private readJson(): JsonInput {
     const { body, html, contentType } = this.page
     const text = body ?? html ?? ''
-    if (isJsonType(contentType) || html === undefined) return parseJson(text)
+    if (isJsonType(contentType) || html === undefined) {
+      const json = parseJson(text)
+      // A browser shows a JSON response as a document (<pre>{...}</pre>); without the raw body, read its text.
+      if (json.ok || body !== undefined || html === undefined) return json
+      return parseJson(this.dom()?.root().text() ?? '')
+    }
     // Untyped responses reach us as markup; take them as JSON when they parse as JSON.
     if (!contentType && /^\s*[[{]/.test(text)) {
       const json = parseJson(text)
@@ -92,7 +97,7 @@ export class PageContext {
 
 function parseJson(text: string): JsonInput {
   try {
-    return { ok: true, value: JSON.parse(text) }
+    return { ok: true, value: JSON.parse(text.replace(/^\uFEFF/, '')) }
   } catch {
     return { ok: false, error: 'response body is not valid JSON' }
   }

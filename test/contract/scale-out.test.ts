@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Effect } from 'effect'
+import { Kafka, logLevel } from 'kafkajs'
+import t from 'tap'
+import { makeAzureBlobStore } from '../../infra/azure/blob-store.js'
+import { makeEventStoreDbStore } from '../../infra/eventstoredb/event-store.js'
+import { makeKafkaEventLog } from '../../infra/kafka/event-log.js'
+import { startRelay } from '../../infra/kafka/relay.js'
+import { makeMongoDocumentStore } from '../../infra/mongo/document-store.js'
+import { sqliteCatchUpLog } from '../../infra/sqlite/checkpoints.js'
+import { makeSqliteEventStore } from '../../infra/sqlite/event-store.js'
+import { blobStoreContract } from './blob-store.contract.js'
+import { documentStoreContract } from './document-store.contract.js'
+import { eventLogContract } from './event-log.contract.js'
+import { eventStoreContract } from './event-store.contract.js'
+
+/**
+ * The same contract suites against the scale-out adapters on real servers. A server that is not configured is
+ * skipped, except with REQUIRE_SERVICES=1 (CI), where it fails.
+ */
+const required = process.env.REQUIRE_SERVICES === '1'
+const whenConfigured = (variable: string, what: string, run: (value: string) => void) => {
+  const value = process.env[variable]
+  if (value) return run(value)
+  if (required) t.fail(`${what}: ${variable} is not set but REQUIRE_SERVICES=1`)
+  else t.test(what, { skip: `set ${variable} to run it` }, async () => {})
+}
+
+whenConfigured('MONGO_URL', 'MongoDB document store', (url) => {
+  documentStoreContract(t, 'MongoDB protocol', async () => {
+    const database = `contract_${randomUUID().slice(0, 8)}`
+    const store = await makeMongoDocumentStore({ url, database })
+    return { store, cleanup: () => Effect.runPromise(store.close()) }
+  })
+})
+
+whenConfigured('AZURE_BLOB_CONNECTION_STRING', 'Azure Blob Storage', (connectionString) => {
+  blobStoreContract(t, 'Azure Blob Storage (Azurite)', async () => {
+    const store = await makeAzureBlobStore({ connectionString, container: `contract-${randomUUID().slice(0, 8)}` })
+    return { store, cleanup: async () => {} }
+  })
+})
+
+whenConfigured('KAFKA_BROKERS', 'Kafka event log', (brokers) => {
+  eventLogContract(t, 'Kafka (relay from SQLite, consumer groups)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sw-kafka-'))
+    const store = makeSqliteEventStore(join(dir, 'events.db'))
+    const kafka = new Kafka({ clientId: 'contract', brokers: brokers.split(','), logLevel: logLevel.NOTHING })
+    const topics = { prefix: `contract-${randomUUID().slice(0, 8)}`, partitions: 4 }
+    const relay = await startRelay({ kafka, topics, source: sqliteCatchUpLog(store, { pollIntervalMs: 20 }), lingerMs: 2 })
+    const log = makeKafkaEventLog({ kafka, topics, groupPrefix: topics.prefix, sessionTimeoutMs: 6000 })
+    return {
+      store, log,
+      cleanup: async () => { await relay.stop(); await Effect.runPromise(store.close()); rmSync(dir, { recursive: true, force: true }) },
+    }
+  })
+})
+
+// No EventStoreDB server can be installed on these machines; the suite runs wherever EVENTSTORE_URL is set.
+if (process.env.EVENTSTORE_URL) {
+  eventStoreContract(t, 'EventStoreDB', async () => ({ store: makeEventStoreDbStore(process.env.EVENTSTORE_URL!), cleanup: async () => {} }))
+} else {
+  t.test('EventStoreDB event store', { skip: 'set EVENTSTORE_URL to run it (no EventStoreDB server in CI)' }, async () => {})
+}
