@@ -52,12 +52,15 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
         org_id: principal.org_id, api_key_id: principal.key_id, spec,
         metadata: { correlation_id: randomUUID(), causation_id: null, actor: `api_key:${principal.key_id}` },
       }))
-      // Held until the read model shows the job, so the next admission of this organization counts it.
-      const current = await ctx.run(waitForDoc(getJob(principal.org_id, submitted.job_id)))
+      // Held until the read model shows the job (a few seconds at most), so the next admission of this
+      // organization counts it and a GET right after this answer finds it.
+      const current = await ctx.run(Effect.option(waitForDoc(getJob(principal.org_id, submitted.job_id))))
       return { ...submitted, current }
     })
-    if (!result.requested) return replay(result.current)
-    return reply.code(202).send(jobView(requestedJobDoc(result.requested)))
+    if (result.requested) return reply.code(202).send(jobView(requestedJobDoc(result.requested)))
+    // Another request with the same token created the job a moment ago.
+    if (Option.isSome(result.current)) return replay(result.current.value)
+    throw new StateConflict({ code: 'idempotent_request_in_progress', message: 'a request with this idempotency_token is being processed; retry shortly' })
   })
 
   app.get('/v1/jobs', {

@@ -4,19 +4,20 @@ import { freePort, waitFor } from './service.js'
 /** Starts the service as its own OS process (the way `npm start` does), for crash and multi-process tests. */
 export const spawnService = async (env: Record<string, string>, args: string[] = []) => {
   const port = env.PORT ? Number(env.PORT) : await freePort()
+  const servesApi = !args.some((a) => a.includes('roles')) || args.join(' ').includes('api')
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/main.ts', ...args], {
-    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },
+    // Processes without the API announce readiness in their info log.
+    env: { ...process.env, LOG_LEVEL: servesApi ? 'warn' : 'info', HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
   })
   let stderr = ''
   child.stderr?.on('data', (c: Buffer) => { stderr += c.toString() })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  if (!args.some((a) => a.includes('roles')) || args.join(' ').includes('api')) {
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`service exited: ${stderr}`)
-      try { return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok } catch { return false }
-    }, 30_000, 50)
-  }
+  await waitFor(async () => {
+    if (child.exitCode !== null) throw new Error(`service exited: ${stderr}`)
+    if (!servesApi) return stderr.includes('scrapeworks started')
+    try { return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok } catch { return false }
+  }, 60_000, 50)
   return { child, port, base: `http://127.0.0.1:${port}`, exited, stderr: () => stderr }
 }
 

@@ -7,6 +7,7 @@ import {
   applyTransforms, closeRegexPool, PageContext, parseBoolean, parseDate, parseNumber, RegexPool, runExtraction, runHooks, type PageInput,
 } from '../../fetchers/extraction/index.js'
 import { runXPath } from '../../fetchers/extraction/xpath.js'
+import { parseXPath, xpath, type XNodeSetValue } from '../../fetchers/extraction/xpath-engine.js'
 
 t.teardown(closeRegexPool)
 
@@ -232,6 +233,16 @@ t.test('statuses for pages a hook cannot read', async (t) => {
   t.match(noLd.hooks[1], { status: 'ok', result: 'x' })
   const empty = await runExtraction({ hooks: [] }, { url: 'https://x.example/' })
   t.same(empty, { hooks: [] })
+})
+
+t.test('the //x → descendant::x rewrite keeps XPath results, positional predicates included', async (t) => {
+  const exprs = ['//li', '//li[1]', '//li[last()]', '//li[position() < 2]', '//li[@class]', '//li[.//li]', '//span[2]', '//ul//li[1]',
+    '//li[count(span) = 2]', '(//li)[3]', '//li[@data-id][2]', '//li[contains(., "phones")]', '//text()[1]', '//li[number(@data-id) > 2]', '//dd[1]']
+  const page = new PageContext({ url: 'https://x.example/', html: readFileSync(`${FIXTURES}nested-lists.html`, 'utf8') })
+  const options = { node: page.xpathDocument(), isHtml: true, allowAnyNamespaceForNoPrefix: true }
+  const orders = (value: unknown) => (value as XNodeSetValue).toArray().map((n) => n.order)
+  for (const e of exprs) t.same(orders(parseXPath(e).evaluate(options)), orders(xpath.parse(e).evaluate(options)), e)
+  t.same(orders(parseXPath('//li[1]').evaluate(options)).length, 4, 'first li of each list, not of the page')
 })
 
 t.test('an XPath that would run for ages ends with status error within its budget', async (t) => {
