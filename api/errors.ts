@@ -36,7 +36,7 @@ export const errorBody = (code: string, message: string, details?: readonly unkn
 interface Tagged { readonly _tag: string; readonly [k: string]: unknown }
 const isTagged = (e: unknown): e is Tagged => typeof e === 'object' && e !== null && typeof (e as Tagged)._tag === 'string'
 
-/** Maps domain errors and framework errors to HTTP answers; the only place that knows status codes. */
+/** Maps domain errors and framework errors to v1 HTTP answers; the only place that knows v1 status codes (the account API has its own bodies, mapped in api/account/errors.ts). */
 export const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
   if (isTagged(error)) {
     switch (error._tag) {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { Effect } from 'effect'
 import { buildApp } from '../api/app.js'
 import { startEgressGateway } from '../fetchers/egress/index.js'
+import { closeRegexPool } from '../fetchers/extraction/index.js'
 import type { EgressGateway, EgressLogEntry } from '../fetchers/egress/types.js'
 import { makeStandardEngine } from '../fetchers/standard/engine.js'
 import { makeStealthEngine } from '../fetchers/stealth/engine.js'
@@ -104,6 +105,7 @@ export const startRoles = async (config: Config, rawAdapters: ProcessAdapters, r
     ))
     stoppers.push(async () => {
       runner.abort()
+      await closeRegexPool()
       await subscription.stop()
       await Promise.all(Object.values(engines).map((e) => e.close()))
     })

@@ -146,7 +146,11 @@ start_mongo() {
     return 1
   fi
   port_free "$MONGO_PORT" mongo || return 1
-  ferretdb_build || return 1
+  if [ -n "$ferretdb_build_pid" ]; then
+    wait "$ferretdb_build_pid" || return 1
+  else
+    ferretdb_build || return 1
+  fi
   mkdir -p "$SVC_DIR/ferretdb"
   say "mongo: starting FerretDB on 127.0.0.1:$MONGO_PORT"
   launch mongo "$SVC_DIR/bin/ferretdb" -listen "127.0.0.1:$MONGO_PORT" -sqlite-dir "$SVC_DIR/ferretdb"
@@ -174,6 +178,14 @@ start_azurite() {
 }
 
 # ---------------------------------------------------------------- main
+# The FerretDB build is the slowest first-run step: run it alongside the others.
+ferretdb_build_pid=""
+if [[ " ${wanted[*]} " == *" mongo "* ]] && ! service_running mongo; then
+  need go
+  ferretdb_build &
+  ferretdb_build_pid=$!
+fi
+
 failed=()
 started=()
 for s in "${wanted[@]}"; do

@@ -253,6 +253,17 @@ t.test('an XPath that would run for ages ends with status error within its budge
   t.ok(Date.now() - started < 5000, 'returns within 5 s')
   t.match(slow, { status: 'error', error: 'XPath exceeded its time budget of 200 ms' })
   t.match(runXPath(raw({ hook_id: 'fast', type: 'xpath', path: 'count(//li)' }), page, 200), { status: 'ok', result: 5000 }, 'the next evaluation has a fresh budget')
+  const job = await runHooks({
+    hooks: [
+      raw({ hook_id: 'slow1', type: 'xpath', path: 'count(//li[. = //li])' }),
+      raw({ hook_id: 'slow2', type: 'xpath', path: 'count(//li[. = //li])' }),
+      raw({ hook_id: 'css', type: 'css', selector: 'li' }),
+      raw({ hook_id: 're', type: 'regex', pattern: 'item 7' }),
+    ],
+  }, page, 300)
+  t.match(job.hooks.map((h) => h.status), ['error', 'error', 'error', 'ok'], 'the job budget bounds all main-thread hooks together')
+  t.match(job.hooks[0].error, /XPath exceeded its time budget of 3\d\d ms/)
+  t.match(job.hooks[2].error, /used up by earlier hooks/)
 })
 
 t.test('XPath runtime errors are hook errors; deep nesting is handled', async (t) => {
