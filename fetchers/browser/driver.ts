@@ -70,6 +70,8 @@ export interface PageSession {
   evaluateInFrames<T>(expression: string): Promise<T[]>
   /** Waits until a navigation an action may have started has loaded (no-op when none is in progress). */
   waitForLoad(timeoutMs: number): Promise<void>
+  /** Waits until the page has had no request in flight for `quietMs` (lazy content a scroll triggered), at most `timeoutMs`. */
+  waitForNetworkQuiet(quietMs: number, timeoutMs: number): Promise<void>
   content(): Promise<string>
   url(): string
   screenshot(): Promise<Uint8Array>

@@ -9,6 +9,8 @@ import { autoScroll, DOCUMENT_TITLE, LINKS, VISIBLE_TEXT } from './in-page.js'
 /** Upper bound of the default auto-scroll, so an infinite feed cannot use the whole job. */
 const AUTO_SCROLL_MAX_MS = 10_000
 const AUTO_SCROLL_MAX_STEPS = 60
+const LAZY_QUIET_MS = 250
+const LAZY_WAIT_MAX_MS = 3_000
 const CHALLENGE_POLL_MS = 500
 /** Status codes proxy-chain (the gateway) answers with when the connection behind it failed (590-599). */
 const isGatewayStatus = (status: number) => status >= 590 && status <= 599
@@ -126,6 +128,8 @@ export const runPageJob = async (options: PageJobOptions): Promise<PageJobResult
     details.actions_run = await runActions(session, spec.actions, remainingMs, isGone)
     if (!spec.artifact_options.no_scroll) {
       details.auto_scroll = await read(() => session.evaluate(autoScroll(AUTO_SCROLL_MAX_STEPS, Math.max(0, Math.min(AUTO_SCROLL_MAX_MS, remainingMs() - 2000)))))
+      // Requests the scroll triggered (lazy content) finish, and their scripts get a moment to insert what they loaded.
+      await session.waitForNetworkQuiet(LAZY_QUIET_MS, Math.max(0, Math.min(LAZY_WAIT_MAX_MS, remainingMs() - 2000)))
     }
     // Banners that appear late (after a delay or on scroll) are accepted before capture too.
     if (options.dismissConsent) consent.push(...await dismiss())

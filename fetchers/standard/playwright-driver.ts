@@ -3,6 +3,7 @@ import { chromium, type Browser, type Request } from 'playwright-core'
 import { BrowserUnavailable, type ConsoleEntry, type LaunchedBrowser, type NetworkEvent, type PageSession, type SessionOptions } from '../browser/driver.js'
 import { ensureExecutable } from '../browser/executable.js'
 import { describeError } from '../browser/failures.js'
+import { InFlightRequests } from '../browser/in-flight.js'
 import { BASE_CHROMIUM_FLAGS, CONTEXT_PROXY_BYPASS, markerFlag, proxyFlags } from '../browser/launch-flags.js'
 import { findBrowserPid } from '../browser/process-tree.js'
 import { acquireDisplay, type DisplayLease } from '../browser/virtual-display.js'
@@ -102,6 +103,10 @@ const openSession = async (browser: Browser, options: SessionOptions): Promise<P
       context.on('requestfailed', (request) => emit({ kind: 'failed', id: idOf(request), time: Date.now(), errorText: request.failure()?.errorText ?? 'failed' }))
     }
 
+    const inFlight = new InFlightRequests()
+    context.on('request', (request) => inFlight.started(request))
+    context.on('requestfinished', (request) => inFlight.ended(request))
+    context.on('requestfailed', (request) => inFlight.ended(request))
     const page = await context.newPage()
     let crashed = false
     page.on('crash', () => { crashed = true })
@@ -137,6 +142,7 @@ const openSession = async (browser: Browser, options: SessionOptions): Promise<P
         await page.waitForTimeout(100).catch(() => {})
         await page.waitForLoadState('load', { timeout: timeoutMs }).catch(() => {})
       },
+      waitForNetworkQuiet: (quietMs, timeoutMs) => inFlight.quiet(quietMs, timeoutMs),
       content: () => page.content(),
       url: () => page.url(),
       screenshot: async () => new Uint8Array(await page.screenshot({ type: 'png', timeout: SCREENSHOT_TIMEOUT_MS })),

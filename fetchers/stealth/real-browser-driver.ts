@@ -4,6 +4,7 @@ import type { Browser, CDPSession, HTTPRequest, HTTPResponse, Page } from 'rebro
 import { BrowserUnavailable, type ConsoleEntry, type LaunchedBrowser, type MainResponse, type NetworkEvent, type PageSession, type SessionOptions, type WaitUntil } from '../browser/driver.js'
 import { ensureExecutable } from '../browser/executable.js'
 import { describeError } from '../browser/failures.js'
+import { InFlightRequests } from '../browser/in-flight.js'
 import { BASE_CHROMIUM_FLAGS, CONTEXT_PROXY_BYPASS, markerFlag, proxyFlags } from '../browser/launch-flags.js'
 import { findBrowserPid } from '../browser/process-tree.js'
 import { acquireDisplay, type DisplayLease } from '../browser/virtual-display.js'
@@ -114,6 +115,10 @@ const openSession = async (browser: Browser, options: SessionOptions, fingerprin
     if (options.captureConsole) await captureConsole(cdp, (entry) => { if (consoleEntries.length < MAX_CONSOLE_ENTRIES) consoleEntries.push(entry) })
     let crashed = false
     page.on('error', () => { crashed = true })
+    const inFlight = new InFlightRequests()
+    page.on('request', (request) => inFlight.started(request))
+    page.on('requestfinished', (request) => inFlight.ended(request))
+    page.on('requestfailed', (request) => inFlight.ended(request))
 
     const ids = new WeakMap<HTTPRequest, string>()
     let next = 0
@@ -175,6 +180,7 @@ const openSession = async (browser: Browser, options: SessionOptions, fingerprin
         return results.flat()
       },
       waitForLoad: waitForComplete,
+      waitForNetworkQuiet: (quietMs, timeoutMs) => inFlight.quiet(quietMs, timeoutMs),
       content: () => page.content(),
       url: () => page.url(),
       screenshot: () => page.screenshot({ type: 'png' }),

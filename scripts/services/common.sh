@@ -1,5 +1,5 @@
 # Shared by start.sh and stop.sh (sourced, not run). See README.md here.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # the variables here are used by the scripts that source this file
 
 # Repository root = two levels above this file, wherever the clone lives.
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
