@@ -112,7 +112,10 @@ export const startRoles = async (config: Config, rawAdapters: ProcessAdapters, r
   }
 
   // Registration (api) stages verification tokens that the mailer sends: both use the same mail services.
-  const mail = makeMailServices({ dataDir: config.dataDir, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom })
+  const mail = makeMailServices({
+    dataDir: config.dataDir, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom,
+    ...(config.adapters.documents.kind === 'mongodb' ? { sharedStore: adapters.documents } : {}),
+  })
   stoppers.push(() => mail.mailer.close())
   if (roles.includes('mailer')) {
     const mailer = makeMailerProcessor({ publicBaseUrl: config.publicBaseUrl, log: logger.error }, (effect) => run(mail.provide(effect)))

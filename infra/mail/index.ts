@@ -2,10 +2,14 @@ import { join } from 'node:path'
 import { Effect } from 'effect'
 import { makeNodemailerMailer } from './nodemailer-mailer.js'
 import { Mailer, MailOutbox, type MailerService, type MailOutboxService } from './ports.js'
+import type { DocumentStoreService } from '../ports/document-store.js'
+import { makeStagedTokensDocuments } from './staged-tokens-documents.js'
 import { makeStagedTokensFolder } from './staged-tokens-folder.js'
 
 export interface MailSettings {
   readonly dataDir: string
+  /** Where tokens wait for their e-mail when api and mailer run in different processes (scale-out). */
+  readonly sharedStore?: DocumentStoreService
   readonly smtpUrl: string | null
   readonly mailFrom: string
 }
@@ -19,10 +23,10 @@ export interface MailServices {
 
 /**
  * Embedded profile: `.eml` files in DATA_DIR/outbox/ (and SMTP when SMTP_URL is set); tokens waiting for their
- * e-mail in DATA_DIR/outbox-staged/, outside the folder of messages.
+ * e-mail in DATA_DIR/outbox-staged/, outside the folder of messages. Scale-out: tokens in the shared document store.
  */
 export const makeMailServices = (settings: MailSettings): MailServices => {
-  const outbox = makeStagedTokensFolder(join(settings.dataDir, 'outbox-staged'))
+  const outbox = settings.sharedStore ? makeStagedTokensDocuments(settings.sharedStore) : makeStagedTokensFolder(join(settings.dataDir, 'outbox-staged'))
   const mailer = makeNodemailerMailer({ outboxDir: join(settings.dataDir, 'outbox'), from: settings.mailFrom, smtpUrl: settings.smtpUrl })
   return {
     outbox,

@@ -1,0 +1,115 @@
+/**
+ * bench:browser — N standard-tier jobs and N stealth-tier jobs through the API (separate service process, embedded
+ * profile) against the local browser fixture site, each beside a raw loop of its driver in the same run: playwright-core
+ * for standard, puppeteer-real-browser for stealth (one browser, a new context per page, no gateway, no service).
+ */
+import { chromium } from 'playwright-core'
+import { connect } from 'puppeteer-real-browser'
+import { BASE_CHROMIUM_FLAGS } from '../fetchers/browser/launch-flags.js'
+import { startBrowserSite } from '../test/fixtures/browser-site.js'
+import { tempDataDir } from '../test/helpers/service.js'
+import { runCli, spawnService } from '../test/helpers/process.js'
+import { fmt, percentile, pool } from './stats.js'
+
+const N = Number(process.env.BENCH_JOBS ?? 24)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2)
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
+const WARMUP = 3
+
+const site = await startBrowserSite()
+const target = `${site.origin}/app.html`
+const env = {
+  DATA_DIR: tempDataDir('bench-browser'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, LOG_LEVEL: 'error',
+  BROWSER_POOL_SIZE: String(CONCURRENCY), CHROMIUM_PATH: CHROMIUM,
+}
+const { api_key: key } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise'])
+const service = await spawnService(env)
+const headers = { 'x-api-key': key, 'content-type': 'application/json' }
+
+interface Series { readonly seconds: number; readonly latencies: number[] }
+
+const measure = async (count: number, task: () => Promise<void>): Promise<Series> => {
+  const latencies: number[] = []
+  const started = performance.now()
+  await pool(count, CONCURRENCY, async () => {
+    const t0 = performance.now()
+    await task()
+    latencies.push(performance.now() - t0)
+  })
+  return { seconds: (performance.now() - started) / 1000, latencies }
+}
+
+// The raw loops do what the job does by default minus the service: load the page, read the rendered HTML.
+// Auto-scroll is off in the jobs (no_scroll) so both sides do the same browser work.
+const serviceJob = (job_type: 'standard' | 'stealth') => async () => {
+  const res = await fetch(`${service.base}/v1/jobs`, { method: 'POST', headers, body: JSON.stringify({ job_type, target_url: target, artifact_options: { no_scroll: true } }) })
+  const { job_id } = (await res.json()) as { job_id: string }
+  for (;;) {
+    const result = await fetch(`${service.base}/v1/jobs/${job_id}/result`, { headers })
+    if (result.status === 200) {
+      const body = (await result.json()) as { status: string }
+      if (body.status !== 'succeeded') throw new Error(`job failed: ${JSON.stringify(body)}`)
+      return
+    }
+    await result.arrayBuffer()
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+const rawPlaywright = async (count: number): Promise<Series> => {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_CHROMIUM_FLAGS] })
+  const once = async () => {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await page.goto(target, { waitUntil: 'load' })
+    await page.content()
+    await context.close()
+  }
+  await measure(WARMUP, once)
+  const series = await measure(count, once)
+  await browser.close()
+  return series
+}
+
+const rawRealBrowser = async (count: number): Promise<Series> => {
+  const { browser } = await connect({
+    headless: true, disableXvfb: true, turnstile: false, args: [...BASE_CHROMIUM_FLAGS],
+    customConfig: { chromePath: CHROMIUM, handleSIGINT: false, logLevel: 'silent' }, connectOption: { defaultViewport: null },
+  })
+  const once = async () => {
+    const context = await browser.createBrowserContext()
+    const page = await context.newPage()
+    await page.goto(target, { waitUntil: 'load' })
+    await page.content()
+    await context.close()
+  }
+  await measure(WARMUP, once)
+  const series = await measure(count, once)
+  await browser.close()
+  return series
+}
+
+const report = (label: string, svc: Series, raw: Series, rawLabel: string) => {
+  const perMinute = (s: Series) => (N / s.seconds) * 60
+  const line = (name: string, s: Series) =>
+    `${name.padEnd(28)} ${fmt(perMinute(s)).padStart(7)} pages/min   p50 ${fmt(percentile(s.latencies, 50)).padStart(7)} ms   p99 ${fmt(percentile(s.latencies, 99)).padStart(7)} ms`
+  console.log(`\n${label}  jobs=${N} concurrency=${CONCURRENCY}`)
+  console.log(line('service (API, submit→result)', svc))
+  console.log(line(rawLabel, raw))
+  console.log(`ratio: ${(perMinute(svc) / perMinute(raw)).toFixed(2)}`)
+}
+
+try {
+  await measure(WARMUP, serviceJob('standard'))
+  const standard = await measure(N, serviceJob('standard'))
+  const playwright = await rawPlaywright(N)
+  await measure(WARMUP, serviceJob('stealth'))
+  const stealth = await measure(N, serviceJob('stealth'))
+  const realBrowser = await rawRealBrowser(N)
+  report('bench:browser standard', standard, playwright, 'raw playwright-core loop')
+  report('bench:browser stealth', stealth, realBrowser, 'raw puppeteer-real-browser loop')
+} finally {
+  service.child.kill('SIGTERM')
+  await service.exited
+  await site.close()
+}
