@@ -23,6 +23,9 @@ VERBOSE="${SERVICES_VERBOSE:-0}"
 AZURITE_ACCOUNT=devstoreaccount1
 AZURITE_KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
 
+# Prints the comment block at the top of the running script.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+
 say() { if [ "$VERBOSE" = 1 ]; then echo "services: $*" >&2; fi; }
 err() { echo "services: error: $*" >&2; }
 die() { err "$*"; exit 1; }

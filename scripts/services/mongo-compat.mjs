@@ -100,7 +100,10 @@ await op('listCollections', async () => (await db.listCollections().toArray()).m
 await op('collection drop', async () => db.collection('tmp2').drop());
 await op('explain', async () => !!(await c.find({ n: 1 }).explain()));
 await op('collation', async () => (await c.find({}).collation({ locale: 'en', strength: 2 }).limit(1).toArray()).length);
-await op('concurrent 50 upserts same key', async () => { await Promise.all(Array.from({ length: 50 }, (_, i) => c.updateOne({ _id: 'race' }, { $inc: { k: 1 } }, { upsert: true }))); return (await c.findOne({ _id: 'race' })).k; });
+// Single-document atomicity under concurrency (real MongoDB guarantees it; these fail when updates are lost).
+await op('atomic: 50 concurrent $inc on one doc', async () => { await c.insertOne({ _id: 'ctr', k: 0 }); await Promise.all(Array.from({ length: 50 }, () => c.updateOne({ _id: 'ctr' }, { $inc: { k: 1 } }))); const k = (await c.findOne({ _id: 'ctr' })).k; if (k !== 50) throw new Error(`lost updates: k=${k}, expected 50`); return k; });
+await op('atomic: 50 concurrent upserts with $inc on one _id', async () => { await Promise.all(Array.from({ length: 50 }, () => c.updateOne({ _id: 'race' }, { $inc: { k: 1 } }, { upsert: true }))); const k = (await c.findOne({ _id: 'race' })).k; if (k !== 50) throw new Error(`lost updates: k=${k}, expected 50`); return k; });
+await op('atomic: 40 concurrent findOneAndUpdate claims of 20 jobs', async () => { const jobs = db.collection('jobs'); await jobs.insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: `job${i}`, lease: null }))); const got = (await Promise.all(Array.from({ length: 40 }, (_, i) => jobs.findOneAndUpdate({ lease: null }, { $set: { lease: `w${i}` } }, { returnDocument: 'after' })))).filter(Boolean).map((d) => d._id); const distinct = new Set(got).size; if (got.length !== 20 || distinct !== 20) throw new Error(`double claims: ${got.length} claims for ${distinct} distinct jobs, expected 20 and 20`); return distinct; });
 await op('dropDatabase', () => db.dropDatabase());
 for (const [n, s, d] of results) console.log(`${s.padEnd(4)} ${n}: ${d}`);
 await client.close();

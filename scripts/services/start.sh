@@ -11,14 +11,14 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=scripts/services/common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$HERE/common.sh"
 
 wanted=()
 for arg in "$@"; do
   case "$arg" in
     -v|--verbose) VERBOSE=1 ;;
-    -h|--help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) usage; exit 0 ;;
     kafka|mongo|azurite) wanted+=("$arg") ;;
     ferretdb) wanted+=(mongo) ;;
     *) die "unknown argument '$arg' (expected -v, kafka, mongo, azurite)" ;;

@@ -9,7 +9,7 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=scripts/services/common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$HERE/common.sh"
 
 purge=0
@@ -18,7 +18,7 @@ for arg in "$@"; do
   case "$arg" in
     -v|--verbose) VERBOSE=1 ;;
     --purge) purge=1 ;;
-    -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) usage; exit 0 ;;
     kafka|mongo|azurite) wanted+=("$arg") ;;
     ferretdb) wanted+=(mongo) ;;
     *) die "unknown argument '$arg' (expected -v, --purge, kafka, mongo, azurite)" ;;

@@ -139,11 +139,14 @@ t.test('50 concurrent submissions against a cap of 10: never more than 10 at onc
   t.teardown(async () => { await local.close(); await target.close() })
   Object.assign(starter, await local.createOrg('starter'))
   const svcCap = local
-  const answers = await Promise.all(Array.from({ length: 50 }, () => svcCap.api('POST', '/v1/jobs', { key: starter.key, body: { job_type: 'light', target_url: `${target.origin}/slow?ms=600` } })))
+  const answers = await Promise.all(Array.from({ length: 50 }, () => svcCap.api('POST', '/v1/jobs', { key: starter.key, body: { job_type: 'light', target_url: `${target.origin}/slow?ms=2000` } })))
   const accepted = answers.filter((a) => a.status === 202)
   const rejected = answers.filter((a) => a.status === 429)
   t.equal(accepted.length + rejected.length, 50, 'every answer is 202 or 429')
-  t.ok(accepted.length <= 10, `accepted ${accepted.length}`)
+  // Jobs that finish while the burst is still arriving free their slot, so more than 10 may be accepted overall;
+  // what must hold is that no more than 10 are active at once.
+  t.ok(accepted.length >= 10, `the cap was filled (accepted ${accepted.length})`)
+  t.ok(rejected.length > 0, 'the burst went over the cap')
   t.ok(rejected.every((a) => a.body.error.code === 'plan_limit_concurrent_jobs'))
   const results = await Promise.all(accepted.map((a) => svcCap.waitForResult(starter.key, a.body.job_id)))
   t.ok(target.load.max <= 10, `at most 10 requests at once reached the target (saw ${target.load.max})`)
