@@ -1,36 +1,16 @@
-import { Either } from 'effect'
 import t from 'tap'
-import { fold, type Decider } from '../../domain/decider.js'
+import { scenario as scenarioOf } from '../helpers/given-when-then.js'
+import { fold } from '../../domain/decider.js'
 import { jobDecider, type JobCommand } from '../../domain/job/decider.js'
 import { JobFailed, JobRequested, JobStarted, JobSucceeded, type ArtifactRecord } from '../../domain/job/events.js'
 import { validateJobSpec, type JobSpec } from '../../domain/job/spec.js'
 import { orgDecider, type OrgCommand } from '../../domain/org/decider.js'
 import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, type KeyLimits } from '../../domain/org/events.js'
 
-/** Either the events a command decides, or its error: a tag, or a pattern the error must match. */
-type Expected<E> = readonly E[] | string | { readonly _tag: string; readonly [field: string]: unknown }
-
-/** given(events).when(command).then(expected, message): folds the history, decides, compares. */
-const scenario = <C, E, S, Err extends { readonly _tag: string }>(decider: Decider<C, E, S, Err>) =>
-  (history: readonly E[]) => ({
-    when: (command: C) => ({
-      then: (expected: Expected<E>, message: string) => {
-        const result = decider.decide(command, fold(decider, history))
-        if (Array.isArray(expected)) {
-          if (Either.isLeft(result)) return t.fail(`${message}: expected events, got ${result.left._tag}`, { error: result.left })
-          return t.same(result.right, expected, message)
-        }
-        if (Either.isRight(result)) return t.fail(`${message}: expected an error, got events`, { events: result.right })
-        return typeof expected === 'string'
-          ? t.equal(result.left._tag, expected, message)
-          : t.match(result.left, expected, message)
-      },
-    }),
-  })
 
 // ---- jobs ------------------------------------------------------------------------------------------
 
-const given = scenario(jobDecider)
+const given = scenarioOf(t, jobDecider)
 const NOW = '2024-05-01T12:00:00.000Z'
 const LATER = '2024-05-01T12:05:00.000Z'
 
@@ -87,7 +67,7 @@ t.match(fold(jobDecider, [requested, started(1), started(2)]), { status: 'runnin
 
 // ---- organizations ---------------------------------------------------------------------------------
 
-const givenOrg = scenario(orgDecider)
+const givenOrg = scenarioOf(t, orgDecider)
 const createOrg: OrgCommand = { _tag: 'CreateOrg', org_id: 'o1', name: '  Acme  ', plan: 'pro', now: NOW }
 const limits: KeyLimits = { rate_limit_rpm: 60, daily_quota: 1000, max_concurrent_jobs: null, enforcement_mode: 'block', ip_allowlist: [] }
 const createKey: OrgCommand = {

@@ -1,6 +1,6 @@
-import { Either } from 'effect'
 import t from 'tap'
-import { fold, type Decider } from '../../domain/decider.js'
+import { scenario as scenarioOf } from '../helpers/given-when-then.js'
+import { fold } from '../../domain/decider.js'
 import { decodeEvent, encodeEvent, isKnownEventType } from '../../domain/events.js'
 import { checkCredentials } from '../../domain/user/credentials.js'
 import { userDecider, type UserCommand } from '../../domain/user/decider.js'
@@ -8,28 +8,11 @@ import { emailClaimDecider, type EmailClaimCommand } from '../../domain/user/ema
 import { EmailClaimed, UserRegistered, UserVerified, VerificationEmailSent, VerificationTokenIssued } from '../../domain/user/events.js'
 import { emailHash, parseVerificationToken } from '../../domain/user/identity.js'
 
-type Expected<E> = readonly E[] | { readonly _tag: string; readonly [field: string]: unknown }
-
-/** given(events).when(command).then(expected, message): folds the history, decides, compares. */
-const scenario = <C, E, S, Err extends { readonly _tag: string }>(decider: Decider<C, E, S, Err>) =>
-  (history: readonly E[]) => ({
-    when: (command: C) => ({
-      then: (expected: Expected<E>, message: string) => {
-        const result = decider.decide(command, fold(decider, history))
-        if (Array.isArray(expected)) {
-          if (Either.isLeft(result)) return t.fail(`${message}: expected events, got ${result.left._tag}`, { error: result.left })
-          return t.same(result.right, expected, message)
-        }
-        if (Either.isRight(result)) return t.fail(`${message}: expected an error, got events`, { events: result.right })
-        return t.match(result.left, expected, message)
-      },
-    }),
-  })
 
 const NOW = '2024-05-01T12:00:00.000Z'
 const BEFORE_EXPIRY = '2024-05-02T11:59:59.999Z'
 const EXPIRY = '2024-05-02T12:00:00.000Z'
-const given = scenario(userDecider)
+const given = scenarioOf(t, userDecider)
 
 const register: UserCommand = {
   _tag: 'RegisterUser', user_id: 'u1', email: 'ada@example.com', password_hash: '$argon2id$v=19$m=19456,t=2,p=1$salt$hash', org_id: 'o1',
@@ -66,7 +49,7 @@ t.match(fold(userDecider, [registered, issued, sent]), { exists: true, verified:
 t.match(fold(userDecider, [registered, issued, verified]), { verified: true, pending: null }, 'verification clears the pending token')
 
 // ---- the e-mail uniqueness guard ----
-const givenClaim = scenario(emailClaimDecider)
+const givenClaim = scenarioOf(t, emailClaimDecider)
 const claim: EmailClaimCommand = { _tag: 'ClaimEmail', email_hash: 'e1', user_id: 'u1', now: NOW }
 const claimed = new EmailClaimed({ email_hash: 'e1', user_id: 'u1', claimed_at: NOW })
 givenClaim([]).when(claim).then([claimed], 'a free address is claimed')
