@@ -47,9 +47,8 @@ const serviceJob = (job_type: 'standard' | 'stealth') => async () => {
   for (;;) {
     const result = await fetch(`${service.base}/v1/jobs/${job_id}/result`, { headers })
     if (result.status === 200) {
-      const body = (await result.json()) as { status: string; manifest: any; created_at: string; started_at: string; finished_at: string }
+      const body = (await result.json()) as { status: string }
       if (body.status !== 'succeeded') throw new Error(`job failed: ${JSON.stringify(body)}`)
-      if (Date.now() - Date.parse(body.created_at) > 4000) console.log('SLOW', body.created_at, body.started_at, body.finished_at, JSON.stringify(body.manifest.timing))
       return
     }
     await result.arrayBuffer()

@@ -30,10 +30,10 @@ export const submitJob = (input: SubmitJob) =>
     }
     const ctx: CommandContext = { org_id: input.org_id, metadata: input.metadata }
     return yield* handle(jobDecider, jobStream(jobId), command, ctx).pipe(
-      Effect.map((handled) => ({ job_id: jobId, created: true, requested: encodeEvent(handled.events[0]!).data })),
+      Effect.map((handled) => ({ job_id: jobId, created: true, requested: encodeEvent(handled.events[0]!).data, position: handled.position })),
       Effect.catchTag('StateConflict', (e) =>
         e.code === 'job_exists' && input.spec.idempotency_token !== undefined
-          ? Effect.succeed({ job_id: jobId, created: false, requested: null })
+          ? Effect.succeed({ job_id: jobId, created: false, requested: null, position: 0 })
           : Effect.fail(e)),
     )
   })

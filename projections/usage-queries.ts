@@ -1,29 +1,28 @@
 import { Effect } from 'effect'
 import { dayOf, monthOf } from '../domain/limits.js'
 import { DocumentStore } from '../infra/ports/document-store.js'
-import { CREDIT_USAGE, usageId } from './credits.js'
-import { JOBS } from './jobs.js'
+import { CREDIT_USAGE, keyCounterId, keyDayCounterId, orgCounterId, usageId, USAGE_COUNTERS } from './credits.js'
 
-const ACTIVE = { $in: ['queued', 'running'] } as const
-
-/** What admission needs to know about an organization and key, read from the projections. */
+/** What admission needs to know about an organization and key: a handful of counter documents, whatever the volume. */
 export const admissionUsage = (orgId: string, keyId: string, now: Date) =>
   Effect.gen(function* () {
     const docs = yield* DocumentStore
     const iso = now.toISOString()
-    const [activeOrg, activeKey, jobsToday, usage] = yield* Effect.all([
-      docs.find(JOBS, { org_id: orgId, status: ACTIVE }),
-      docs.count(JOBS, { api_key_id: keyId, status: ACTIVE }),
-      docs.count(JOBS, { api_key_id: keyId, created_at: { $gte: `${dayOf(iso)}T00:00:00.000Z` } }),
+    const [org, key, keyDay, usage] = yield* Effect.all([
+      docs.get(USAGE_COUNTERS, orgCounterId(orgId)),
+      docs.get(USAGE_COUNTERS, keyCounterId(keyId)),
+      docs.get(USAGE_COUNTERS, keyDayCounterId(keyId, dayOf(iso))),
       docs.get(CREDIT_USAGE, usageId(orgId, monthOf(iso))),
     ])
-    const reserved = activeOrg.reduce((sum, job) => sum + (job.credit_weight as number), 0)
+    const n = (doc: Record<string, unknown> | null, field: string) => (doc?.[field] as number | undefined) ?? 0
     return {
-      activeJobsOrg: activeOrg.length,
-      activeJobsKey: activeKey,
-      jobsToday,
-      creditsUsed: (usage?.credits_used as number | undefined) ?? 0,
-      creditsReserved: reserved,
-      jobsCharged: (usage?.jobs_charged as number | undefined) ?? 0,
+      activeJobsOrg: n(org, 'active_jobs'),
+      activeJobsKey: n(key, 'active_jobs'),
+      jobsToday: n(keyDay, 'jobs'),
+      creditsUsed: n(usage, 'credits_used'),
+      creditsReserved: n(org, 'reserved_credits'),
+      jobsCharged: n(usage, 'jobs_charged'),
+      /** Log position the organization's counters reflect (admission waits for its own job to be counted). */
+      orgPosition: n(org, '_position'),
     }
   })

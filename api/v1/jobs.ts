@@ -52,8 +52,9 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
         org_id: principal.org_id, api_key_id: principal.key_id, spec,
         metadata: { correlation_id: randomUUID(), causation_id: null, actor: `api_key:${principal.key_id}` },
       }))
-      // Held until the read model shows the job (a few seconds at most), so the next admission of this
-      // organization counts it and a GET right after this answer finds it.
+      // Held until the counters include this job (a few seconds at most), so the next admission of this
+      // organization counts it; and until the job is readable, so a GET right after this answer finds it.
+      await ctx.run(Effect.option(waitForDoc(admissionUsage(principal.org_id, principal.key_id, new Date(now)), (u) => u.orgPosition >= submitted.position)))
       const current = await ctx.run(Effect.option(waitForDoc(getJob(principal.org_id, submitted.job_id))))
       return { ...submitted, current }
     })

@@ -58,12 +58,16 @@ t.test('each os_name gives one consistent fingerprint: User-Agent, navigator.pla
 })
 
 t.test('headless: false runs a headed browser on a virtual display', async (t) => {
+  const mark = site.requests.length
   const job = await stealth({
-    target_url: `${site.origin}/app.html`, headless: false,
+    target_url: `${site.origin}/app.html`, headless: false, headers: { 'x-trace': 'stealth-nav' },
     artifact_options: { include_screenshot: true, include_console: true },
   })
   t.equal(job.status, 'succeeded', job.failure_message)
   t.equal(job.manifest.engine.headless, false)
+  const seen = site.requests.slice(mark)
+  t.equal(seen.find((r) => r.url === '/app.html')?.headers['x-trace'], 'stealth-nav', 'headers go with the navigation')
+  t.notOk(seen.find((r) => r.url === '/static/site.css')?.headers['x-trace'], 'and only with it')
   t.match(await jobs.artifactText(job, 'html'), 'Lazy content loaded', 'rendered and auto-scrolled')
   t.match(await jobs.artifactJson(job, 'console'), [{ type: 'log', text: 'fixture says hello 42' }], 'console capture on stealth')
   const png = await jobs.artifactBytes(job, 'screenshot')

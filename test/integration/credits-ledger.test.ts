@@ -1,7 +1,7 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { Effect, Layer } from 'effect'
-import { creditsProjection, CREDIT_USAGE, usageId } from '../../projections/credits.js'
+import { creditsProjection, CREDIT_USAGE, keyDayCounterId, orgCounterId, usageId, USAGE_COUNTERS } from '../../projections/credits.js'
 import { DocumentStore } from '../../infra/ports/document-store.js'
 import { makeSqliteDocumentStore } from '../../infra/sqlite/document-store.js'
 import type { RecordedEvent } from '../../infra/ports/event-store.js'
@@ -18,7 +18,9 @@ const event = (type: string, data: Record<string, unknown>): RecordedEvent => ({
 })
 
 t.test('a succeeded job is charged its weight once, however often its events arrive', async (t) => {
-  const requested = [event('JobRequested', { job_id: 'a', org_id: 'org-1', credit_weight: 30 }), event('JobRequested', { job_id: 'b', org_id: 'org-1', credit_weight: 5 }), event('JobRequested', { job_id: 'c', org_id: 'org-1', credit_weight: 1 })]
+  const request = (job_id: string, credit_weight: number) =>
+    event('JobRequested', { job_id, org_id: 'org-1', api_key_id: 'key-1', credit_weight, requested_at: '2026-11-21T00:00:00.000Z' })
+  const requested = [request('a', 30), request('b', 5), request('c', 1)]
   const finished = [
     event('JobSucceeded', { job_id: 'a', finished_at: '2026-11-21T01:00:00.000Z' }),
     event('JobFailed', { job_id: 'b', finished_at: '2026-11-21T01:00:00.000Z' }),
@@ -30,4 +32,8 @@ t.test('a succeeded job is charged its weight once, however often its events arr
   const usage = await Effect.runPromise(docs.get(CREDIT_USAGE, usageId('org-1', '2026-11')))
   t.equal(usage?.credits_used, 31, 'stealth 30 + light 1; the failed standard job costs nothing')
   t.equal(usage?.jobs_charged, 2)
+  const counters = await Effect.runPromise(docs.get(USAGE_COUNTERS, orgCounterId('org-1')))
+  t.equal(counters?.active_jobs, 0, 'every job finished: nothing active')
+  t.equal(counters?.reserved_credits, 0)
+  t.equal((await Effect.runPromise(docs.get(USAGE_COUNTERS, keyDayCounterId('key-1', '2026-11-21'))))?.jobs, 3)
 })
