@@ -75,7 +75,8 @@ export const startRoles = async (config: Config, rawAdapters: ProcessAdapters, r
 
   if (roles.includes('projector')) {
     for (const projection of PROJECTIONS) {
-      subscriptions.push(await Effect.runPromise(adapters.eventLog.subscribe(
+      const source = projection.ordering === 'log' ? rawAdapters.storeLog : adapters.eventLog
+      subscriptions.push(await Effect.runPromise(source.subscribe(
         { name: projection.name, categories: projection.categories, concurrency: projection.concurrency },
         (event) => run(projection.apply(event)),
       )))

@@ -1,14 +1,14 @@
 import { Effect } from 'effect'
 import { streamCategory } from '../domain/events.js'
 import type { Projection } from '../projections/projection.js'
-import type { Adapters } from './runtime.js'
+import type { ProcessAdapters } from './adapters.js'
 
 /**
  * Rebuilds read models from position 0: clears their collections, then folds the whole log in order.
  * Run it while no projector is running (the service stopped), or the live projector races the rebuild.
  */
 export const replayProjections = async (
-  adapters: Adapters,
+  adapters: ProcessAdapters,
   projections: readonly Projection[],
   run: <A, E>(effect: Effect.Effect<A, E, any>) => Promise<A>,
 ): Promise<Record<string, number>> => {
@@ -32,6 +32,9 @@ export const replayProjections = async (
     }
   }
   // The rebuilt models reflect the log up to `after`: live projectors resume from there.
-  for (const projection of projections) await Effect.runPromise(adapters.eventLog.setCheckpoint(projection.name, after))
+  for (const projection of projections) {
+    const log = projection.ordering === 'log' ? adapters.storeLog : adapters.eventLog
+    await Effect.runPromise(log.setCheckpoint(projection.name, after))
+  }
   return counts
 }

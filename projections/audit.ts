@@ -13,6 +13,7 @@ export const auditProjection: Projection = {
   categories: ['org', 'job', 'user'],
   collections: [AUDIT],
   concurrency: 8,
+  ordering: 'stream',
   apply: (event) => updateDoc(AUDIT, event.event_id, event, () => ({
     org_id: event.org_id,
     position: event.position,

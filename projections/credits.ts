@@ -32,6 +32,7 @@ export const creditsProjection: Projection = {
   categories: ['job'],
   collections: [CREDIT_JOBS, CREDIT_USAGE, USAGE_COUNTERS],
   concurrency: 1,
+  ordering: 'log',
   apply: (event) => {
     const d = event.data as Record<string, unknown>
     const jobId = d.job_id as string

@@ -24,6 +24,7 @@ export const jobsProjection: Projection = {
   categories: ['job'],
   collections: [JOBS],
   concurrency: 8,
+  ordering: 'stream',
   apply: (event) => {
     const d = event.data as Record<string, unknown>
     const jobId = d.job_id as string

@@ -12,6 +12,7 @@ export const orgsProjection: Projection = {
   categories: ['org'],
   collections: [ORGS, API_KEYS, API_KEY_HASHES],
   concurrency: 1,
+  ordering: 'stream',
   apply: (event) => {
     const d = event.data as Record<string, unknown>
     switch (event.type) {

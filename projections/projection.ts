@@ -12,6 +12,12 @@ export interface Projection {
    * many streams must use 1: its position guard assumes one writer per document, in log order.
    */
   readonly concurrency: number
+  /**
+   * `stream`: only one stream's events touch a document, so per-stream order suffices (Kafka partitions by stream).
+   * `log`: documents gather events of many streams and need the log's total order, so the projection reads the
+   * event store's own log (catch-up), even on the scale-out profile.
+   */
+  readonly ordering: 'stream' | 'log'
   readonly apply: (event: RecordedEvent) => Effect.Effect<void, StoreUnavailable, DocumentStore>
 }
 

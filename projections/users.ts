@@ -14,6 +14,7 @@ export const usersProjection: Projection = {
   collections: [USERS, USER_EMAILS],
   // Every document is written by one user's stream only, so users can be projected side by side.
   concurrency: 8,
+  ordering: 'stream',
   apply: (event) => {
     const d = event.data as Record<string, unknown>
     switch (event.type) {
