@@ -19,7 +19,7 @@ import type { Subscription } from './ports/event-log.js'
 import type { EventStoreService } from './ports/event-store.js'
 import type { ProcessAdapters } from './adapters.js'
 import { startRelay } from './kafka/relay.js'
-import { makeRuntime, type Adapters } from './runtime.js'
+import { makeRuntime } from './runtime.js'
 
 export interface Logger {
   info: (msg: string, detail?: unknown) => void
@@ -40,7 +40,7 @@ export const consoleLogger = (level: string): Logger => {
 export interface RunningProcess {
   readonly app?: FastifyInstance
   readonly gateway?: EgressGateway
-  readonly adapters: Adapters
+  readonly adapters: ProcessAdapters
   readonly run: ReturnType<typeof makeRuntime>['run']
   /** Graceful shutdown: stop accepting requests, abandon in-flight jobs (they run again after restart), close stores. */
   readonly close: () => Promise<void>
@@ -59,14 +59,14 @@ const sealingEventStore = (store: EventStoreService, box: SecretBox): EventStore
 
 export const startRoles = async (config: Config, rawAdapters: ProcessAdapters, roles: readonly Role[], logger: Logger): Promise<RunningProcess> => {
   const secretBox = new SecretBox(config.signingSecret)
-  const adapters: Adapters = { ...rawAdapters, eventStore: sealingEventStore(rawAdapters.eventStore, secretBox) }
+  const adapters: ProcessAdapters = { ...rawAdapters, eventStore: sealingEventStore(rawAdapters.eventStore, secretBox) }
   const { runtime, run } = makeRuntime(adapters)
   const subscriptions: Subscription[] = []
   const stoppers: (() => Promise<void>)[] = []
 
   if (roles.includes('relay')) {
-    if (rawAdapters.kafka) {
-      const relay = await startRelay({ kafka: rawAdapters.kafka.client, topics: { prefix: rawAdapters.kafka.prefix, partitions: rawAdapters.kafka.partitions }, source: rawAdapters.storeLog })
+    if (adapters.kafka) {
+      const relay = await startRelay({ kafka: adapters.kafka.client, topics: { prefix: adapters.kafka.prefix, partitions: adapters.kafka.partitions }, source: adapters.storeLog })
       stoppers.push(() => relay.stop())
     } else if (roles.length === 1) {
       logger.warn('the relay role has nothing to do without EVENT_LOG=kafka: subscribers read the event store directly')
@@ -75,7 +75,7 @@ export const startRoles = async (config: Config, rawAdapters: ProcessAdapters, r
 
   if (roles.includes('projector')) {
     for (const projection of PROJECTIONS) {
-      const source = projection.ordering === 'log' ? rawAdapters.storeLog : adapters.eventLog
+      const source = projection.ordering === 'log' ? adapters.storeLog : adapters.eventLog
       subscriptions.push(await Effect.runPromise(source.subscribe(
         { name: projection.name, categories: projection.categories, concurrency: projection.concurrency },
         (event) => run(projection.apply(event)),
