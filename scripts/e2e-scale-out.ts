@@ -23,7 +23,7 @@ const CONCURRENCY = 20
 const servicesEnv = (): Record<string, string> => {
   const file = join(process.cwd(), '.services', 'env')
   const fromFile = existsSync(file)
-    ? Object.fromEntries(readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+    ? Object.fromEntries(readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).trim().replace(/^'(.*)'$/, '$1')]))
     : {}
   const env = { ...fromFile, ...Object.fromEntries(['KAFKA_BROKERS', 'MONGO_URL', 'AZURE_BLOB_CONNECTION_STRING'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!])) }
   for (const k of ['KAFKA_BROKERS', 'MONGO_URL', 'AZURE_BLOB_CONNECTION_STRING']) {

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto'
 import { Effect } from 'effect'
 import type { Kafka } from 'kafkajs'
+import { makeDispatcher, makeSlots } from '../log/dispatcher.js'
 import type { EventLogService } from '../ports/event-log.js'
 import type { RecordedEvent } from '../ports/event-store.js'
 import { KNOWN_CATEGORIES, makeTopicEnsurer, topicFor, type TopicSettings } from './topics.js'
@@ -13,27 +15,65 @@ export interface KafkaLogOptions {
   readonly log?: (message: string, detail?: unknown) => void
 }
 
-const MAX_ATTEMPTS = 5
+/**
+ * For each partition of the topics, the offset of the first message whose log position is above `position`
+ * (the high watermark when there is none): where a group must start to resume right after that position.
+ */
+const offsetsAfter = async (kafka: Kafka, topics: readonly string[], position: number) => {
+  const admin = kafka.admin()
+  await admin.connect()
+  const result = new Map<string, Map<number, string>>()
+  try {
+    for (const topic of topics) {
+      const watermarks = await admin.fetchTopicOffsets(topic)
+      const found = new Map(watermarks.map((w) => [w.partition, w.high]))
+      const remaining = new Set(watermarks.filter((w) => Number(w.high) > Number(w.low)).map((w) => w.partition))
+      if (position > 0 && remaining.size > 0) {
+        const scanner = kafka.consumer({ groupId: `scan-${randomUUID()}` })
+        await scanner.connect()
+        await scanner.subscribe({ topics: [topic], fromBeginning: true })
+        const highs = new Map(watermarks.map((w) => [w.partition, Number(w.high)]))
+        await new Promise<void>((resolve, reject) => {
+          scanner.run({
+            eachMessage: async ({ partition, message }) => {
+              if (!remaining.has(partition)) return
+              const event = JSON.parse(message.value!.toString()) as RecordedEvent
+              if (event.position > position) { found.set(partition, message.offset); remaining.delete(partition) }
+              else if (Number(message.offset) + 1 >= highs.get(partition)!) remaining.delete(partition)
+              if (remaining.size === 0) resolve()
+            },
+          }).catch(reject)
+        })
+        await scanner.disconnect()
+      } else if (position === 0) {
+        for (const w of watermarks) found.set(w.partition, w.low)
+      }
+      result.set(topic, found)
+    }
+  } finally { await admin.disconnect() }
+  return result
+}
 
 /**
  * Scale-out fan-out: each subscriber is a consumer group, so running more processes of a role shares the partitions.
- * Partitions are consumed concurrently and each partition in order (key = stream id, so one stream stays in order);
- * an offset is committed only after its handler finished.
+ * Within a partition, events of different streams are handled concurrently and one stream's events in order (the key
+ * is the stream id); an offset is committed only once it and every offset before it have finished.
  */
 export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => {
   const log = options.log ?? (() => {})
   const groupOf = (name: string) => `${options.groupPrefix}.${name}`
   const topicsOf = (categories: readonly string[] | undefined) => (categories ?? KNOWN_CATEGORIES).map((c) => topicFor(options.topics.prefix, c))
+  const sessionTimeout = options.sessionTimeoutMs ?? 10_000
 
   return {
     setCheckpoint: (name, position) => Effect.promise(async () => {
-      // Replay rebuilt the read model from the store; the group resumes from the end (or the start for position 0).
       const admin = options.kafka.admin()
       await admin.connect()
       try {
-        const existing = new Set(await admin.listTopics())
-        for (const topic of topicsOf(undefined).filter((t) => existing.has(t))) {
-          await admin.resetOffsets({ groupId: groupOf(name), topic, earliest: position === 0 })
+        // Every topic of this deployment: the group may have subscribed to any category.
+        const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${options.topics.prefix}.`))
+        for (const [topic, partitions] of await offsetsAfter(options.kafka, topics, position)) {
+          await admin.setOffsets({ groupId: groupOf(name), topic, partitions: [...partitions].map(([partition, offset]) => ({ partition, offset })) })
         }
       } finally { await admin.disconnect() }
     }),
@@ -44,35 +84,51 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
       await admin.disconnect()
       const consumer = options.kafka.consumer({
         groupId: groupOf(subscription.name),
-        sessionTimeout: options.sessionTimeoutMs ?? 10_000,
-        heartbeatInterval: Math.max(500, Math.floor((options.sessionTimeoutMs ?? 10_000) / 5)),
+        sessionTimeout,
+        heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
         allowAutoTopicCreation: false,
       })
+      const concurrency = subscription.concurrency ?? 1
+      const slots = makeSlots(concurrency)
       let stopping = false
-      let lastPosition = 0
+      const inFlight = new Set<number>()
+      let finishedMax = 0
       await consumer.connect()
       await consumer.subscribe({ topics: topicsOf(subscription.categories), fromBeginning: true })
       await consumer.run({
-        partitionsConsumedConcurrently: subscription.concurrency ?? 1,
-        eachMessage: async ({ message, topic, partition }) => {
-          const event = JSON.parse(message.value!.toString()) as RecordedEvent
-          for (let attempt = 1; ; attempt++) {
-            try {
+        autoCommit: true,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: concurrency,
+        eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
+          const beat = setInterval(() => { heartbeat().catch(() => {}) }, Math.max(500, Math.floor(sessionTimeout / 3)))
+          const dispatcher = makeDispatcher({
+            concurrency, slots,
+            handler: async (event) => {
               await handler(event)
-              break
-            } catch (error) {
-              // Abandoned at shutdown: leave the offset uncommitted so the next member of the group handles it.
-              if (stopping) throw error
-              log(`subscriber ${subscription.name} failed on ${event.type} (${topic}/${partition}@${message.offset}, attempt ${attempt})`, error)
-              if (attempt >= MAX_ATTEMPTS) break
-              await new Promise((r) => setTimeout(r, Math.min(5000, 100 * 2 ** attempt)))
+              inFlight.delete(event.position)
+              finishedMax = Math.max(finishedMax, event.position)
+            },
+            isStopping: () => stopping,
+            onCheckpoint: (offset) => resolveOffset(String(offset)),
+            onError: (event, error, attempt) => attempt >= 5 ? (inFlight.delete(event.position), log(`subscriber ${subscription.name} gave up on ${event.type} at ${event.position}`, error)) : log(`subscriber ${subscription.name} failed on ${event.type} at ${event.position} (${batch.topic}/${batch.partition}, attempt ${attempt})`, error),
+          })
+          try {
+            for (const message of batch.messages) {
+              if (!isRunning() || isStale() || stopping) break
+              const event = JSON.parse(message.value!.toString()) as RecordedEvent
+              inFlight.add(event.position)
+              await dispatcher.dispatch(event, true, Number(message.offset))
             }
+            await dispatcher.idle()
+            await commitOffsetsIfNecessary()
+          } finally {
+            clearInterval(beat)
           }
-          lastPosition = Math.max(lastPosition, event.position)
         },
       })
       return {
-        checkpoint: () => lastPosition,
+        // The highest position below which everything this subscriber received is finished.
+        checkpoint: () => (inFlight.size > 0 ? Math.min(...inFlight) - 1 : finishedMax),
         stop: async () => {
           stopping = true
           await consumer.disconnect()

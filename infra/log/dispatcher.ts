@@ -11,6 +11,28 @@ export interface DispatcherOptions {
   readonly maxAttempts?: number
   /** While stopping, an event whose handler failed stays unfinished, so it is handled again after a restart. */
   readonly isStopping: () => boolean
+  /** Handler slots, shared when several dispatchers (one per Kafka partition) must respect one bound. */
+  readonly slots?: Slots
+}
+
+export interface Slots {
+  readonly acquire: () => Promise<void>
+  readonly release: () => void
+}
+
+export const makeSlots = (limit: number): Slots => {
+  let active = 0
+  const waiters: (() => void)[] = []
+  return {
+    acquire: async () => {
+      while (active >= limit) await new Promise<void>((resolve) => waiters.push(resolve))
+      active += 1
+    },
+    release: () => {
+      active -= 1
+      waiters.shift()?.()
+    },
+  }
 }
 
 /**
@@ -18,28 +40,19 @@ export interface DispatcherOptions {
  * The checkpoint only moves past an event once it and every event before it have finished.
  */
 export const makeDispatcher = (options: DispatcherOptions) => {
-  const pending: { position: number; done: boolean }[] = []
+  /** Cursor: the log position (catch-up) or the partition offset (Kafka) that the checkpoint reports. */
+  const pending: { cursor: number; done: boolean }[] = []
   /** Per stream: resolves to whether its last event finished (false: abandoned, so later ones must not run). */
   const streamTails = new Map<string, Promise<boolean>>()
   const bufferLimit = options.concurrency * 8
   const bufferWaiters: (() => void)[] = []
-  let active = 0
-  const slotWaiters: (() => void)[] = []
   let checkpoint = 0
   const maxAttempts = options.maxAttempts ?? 5
-
-  const acquire = async () => {
-    while (active >= options.concurrency) await new Promise<void>((resolve) => slotWaiters.push(resolve))
-    active += 1
-  }
-  const release = () => {
-    active -= 1
-    slotWaiters.shift()?.()
-  }
+  const { acquire, release } = options.slots ?? makeSlots(options.concurrency)
   const advance = () => {
     let moved = false
     while (pending.length > 0 && pending[0]!.done) {
-      checkpoint = pending.shift()!.position
+      checkpoint = pending.shift()!.cursor
       moved = true
     }
     if (moved) options.onCheckpoint(checkpoint)
@@ -68,11 +81,11 @@ export const makeDispatcher = (options: DispatcherOptions) => {
      * not when it is handled. A handler takes a slot only when its stream's previous event is done, so events
      * waiting behind a slow one of their stream never hold a slot.
      */
-    dispatch: async (event: RecordedEvent, relevant: boolean): Promise<void> => {
+    dispatch: async (event: RecordedEvent, relevant: boolean, cursor: number = event.position): Promise<void> => {
       // Concurrency 1 is the log's total order: each event is handled before the next is accepted.
       const sequential = options.concurrency === 1
       while (inFlight >= (sequential ? 1 : bufferLimit)) await new Promise<void>((resolve) => bufferWaiters.push(resolve))
-      const entry = { position: event.position, done: false }
+      const entry = { cursor, done: false }
       pending.push(entry)
       if (!relevant) {
         entry.done = true

@@ -95,14 +95,14 @@ fail_with_log() {
   fi
 }
 
-# Rewrites $ENV_FILE with a line per running server.
+# Rewrites $ENV_FILE with a line per running server, single-quoted so that `. .services/env` works (';' in values).
 write_env() {
   local tmp="$ENV_FILE.tmp"
   : >"$tmp"
-  if service_running kafka; then echo "KAFKA_BROKERS=127.0.0.1:$KAFKA_PORT" >>"$tmp"; fi
-  if service_running mongo; then echo "MONGO_URL=mongodb://127.0.0.1:$MONGO_PORT/" >>"$tmp"; fi
+  if service_running kafka; then echo "KAFKA_BROKERS='127.0.0.1:$KAFKA_PORT'" >>"$tmp"; fi
+  if service_running mongo; then echo "MONGO_URL='mongodb://127.0.0.1:$MONGO_PORT/'" >>"$tmp"; fi
   if service_running azurite; then
-    echo "AZURE_BLOB_CONNECTION_STRING=DefaultEndpointsProtocol=http;AccountName=$AZURITE_ACCOUNT;AccountKey=$AZURITE_KEY;BlobEndpoint=http://127.0.0.1:$AZURITE_PORT/$AZURITE_ACCOUNT;" >>"$tmp"
+    echo "AZURE_BLOB_CONNECTION_STRING='DefaultEndpointsProtocol=http;AccountName=$AZURITE_ACCOUNT;AccountKey=$AZURITE_KEY;BlobEndpoint=http://127.0.0.1:$AZURITE_PORT/$AZURITE_ACCOUNT;'" >>"$tmp"
   fi
   if [ -s "$tmp" ]; then mv -f "$tmp" "$ENV_FILE"; else rm -f "$tmp" "$ENV_FILE"; fi
 }

@@ -53,7 +53,7 @@ whenConfigured('KAFKA_BROKERS', 'Kafka event log', (brokers) => {
     const relay = await startRelay({ kafka, topics, source: sqliteCatchUpLog(store, { pollIntervalMs: 20 }), lingerMs: 2 })
     const log = makeKafkaEventLog({ kafka, topics, groupPrefix: topics.prefix, sessionTimeoutMs: 6000 })
     return {
-      store, log,
+      store, log, totalOrderCheckpoint: false,
       cleanup: async () => { await relay.stop(); await Effect.runPromise(store.close()); rmSync(dir, { recursive: true, force: true }) },
     }
   })

@@ -47,7 +47,7 @@ function withService(
   }
   const why = `${envName} is not set (run scripts/services/start.sh, which writes ${ENV_FILE})`
   if (REQUIRE) t.fail(`${name}: ${why}, and REQUIRE_SERVICES=1`)
-  else t.skip(`${name}: ${why}`, () => {})
+  else t.test(name, { skip: why }, () => {})
 }
 
 /** Rejects after `ms` so a hung client fails the test with a message instead of a tap timeout. */
