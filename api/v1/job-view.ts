@@ -36,7 +36,7 @@ export const JobViewSchema = {
     idempotency_token: { type: ['string', 'null'] },
     credit_weight: { type: 'integer', description: 'Credits the job costs when it succeeds: light 1, standard 5, stealth 30.' },
     attempts: { type: 'integer', description: 'How many times a fetcher started the job (more than 1 after a worker restart).' },
-    failure_reason: { type: ['string', 'null'], description: 'On failed jobs: `timeout`, `navigation_timeout`, `stealth_blocked`, `browser_crashed`, `egress_denied`, `unsafe_redirect`, `too_many_redirects`, `network_error`, `upstream_error` (target answered 5xx), `response_too_large`, `engine_error`, `engine_unavailable`.' },
+    failure_reason: { type: ['string', 'null'], description: 'On failed jobs: `timeout` (timeout_ms passed), `navigation_timeout` (browser navigation did not finish), `stealth_blocked` (target denied or challenged), `browser_crashed`, `browser_unavailable` (no browser binary), `action_failed` (the message names the action index), `proxy_error` (customer proxy refused or failed), `egress_denied` (SSRF policy), `unsafe_redirect`, `too_many_redirects`, `network_error`, `upstream_error` (target answered 5xx), `response_too_large`, `engine_error`, `engine_unavailable`.' },
     failure_message: { type: ['string', 'null'] },
     created_at: { type: 'string', format: 'date-time' },
     started_at: { type: ['string', 'null'], format: 'date-time' },
