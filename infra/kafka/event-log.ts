@@ -15,42 +15,72 @@ export interface KafkaLogOptions {
   readonly log?: (message: string, detail?: unknown) => void
 }
 
+type PartitionOffsets = Map<string, Map<number, string>>
+
+/**
+ * Reads messages from the given start offsets with a throw-away consumer group, until `wanted` says each partition is
+ * settled. Starting offsets are committed for the new group before it joins, so it reads exactly from there.
+ */
+const scanFrom = async (kafka: Kafka, all: PartitionOffsets, visit: (topic: string, partition: number, offset: string, event: RecordedEvent) => boolean) => {
+  const starts = new Map([...all].filter(([, parts]) => parts.size > 0))
+  const pending = new Set([...starts].flatMap(([topic, parts]) => [...parts.keys()].map((p) => `${topic}/${p}`)))
+  if (pending.size === 0) return
+  const groupId = `scan-${randomUUID()}`
+  const admin = kafka.admin()
+  await admin.connect()
+  for (const [topic, parts] of starts) {
+    await admin.setOffsets({ groupId, topic, partitions: [...parts].map(([partition, offset]) => ({ partition, offset })) })
+  }
+  await admin.disconnect()
+  const scanner = kafka.consumer({ groupId })
+  await scanner.connect()
+  await scanner.subscribe({ topics: [...starts.keys()] })
+  await new Promise<void>((resolve, reject) => {
+    scanner.run({
+      eachMessage: async ({ topic, partition, message }) => {
+        const key = `${topic}/${partition}`
+        if (!pending.has(key)) return
+        if (visit(topic, partition, message.offset, JSON.parse(message.value!.toString()) as RecordedEvent)) pending.delete(key)
+        if (pending.size === 0) resolve()
+      },
+    }).catch(reject)
+  })
+  await scanner.disconnect()
+}
+
 /**
  * For each partition of the topics, the offset of the first message whose log position is above `position`
  * (the high watermark when there is none): where a group must start to resume right after that position.
+ * Reads the last message of each partition first, so resuming at the end (what replay does) costs one read each.
  */
-const offsetsAfter = async (kafka: Kafka, topics: readonly string[], position: number) => {
+const offsetsAfter = async (kafka: Kafka, topics: readonly string[], position: number): Promise<PartitionOffsets> => {
   const admin = kafka.admin()
   await admin.connect()
-  const result = new Map<string, Map<number, string>>()
+  const result: PartitionOffsets = new Map()
+  const lastMessages: PartitionOffsets = new Map()
+  const lows = new Map<string, string>()
   try {
     for (const topic of topics) {
       const watermarks = await admin.fetchTopicOffsets(topic)
-      const found = new Map(watermarks.map((w) => [w.partition, w.high]))
-      const remaining = new Set(watermarks.filter((w) => Number(w.high) > Number(w.low)).map((w) => w.partition))
-      if (position > 0 && remaining.size > 0) {
-        const scanner = kafka.consumer({ groupId: `scan-${randomUUID()}` })
-        await scanner.connect()
-        await scanner.subscribe({ topics: [topic], fromBeginning: true })
-        const highs = new Map(watermarks.map((w) => [w.partition, Number(w.high)]))
-        await new Promise<void>((resolve, reject) => {
-          scanner.run({
-            eachMessage: async ({ partition, message }) => {
-              if (!remaining.has(partition)) return
-              const event = JSON.parse(message.value!.toString()) as RecordedEvent
-              if (event.position > position) { found.set(partition, message.offset); remaining.delete(partition) }
-              else if (Number(message.offset) + 1 >= highs.get(partition)!) remaining.delete(partition)
-              if (remaining.size === 0) resolve()
-            },
-          }).catch(reject)
-        })
-        await scanner.disconnect()
-      } else if (position === 0) {
-        for (const w of watermarks) found.set(w.partition, w.low)
-      }
-      result.set(topic, found)
+      result.set(topic, new Map(watermarks.map((w) => [w.partition, position === 0 ? w.low : w.high])))
+      if (position === 0) continue
+      const nonEmpty = watermarks.filter((w) => Number(w.high) > Number(w.low))
+      lastMessages.set(topic, new Map(nonEmpty.map((w) => [w.partition, String(Number(w.high) - 1)])))
+      for (const w of nonEmpty) lows.set(`${topic}/${w.partition}`, w.low)
     }
   } finally { await admin.disconnect() }
+  if (position === 0) return result
+  // Partitions whose last message is beyond the position need a scan from their start.
+  const rescan: PartitionOffsets = new Map()
+  await scanFrom(kafka, lastMessages, (topic, partition, _offset, event) => {
+    if (event.position > position) rescan.set(topic, new Map([...(rescan.get(topic) ?? []), [partition, lows.get(`${topic}/${partition}`)!]]))
+    return true
+  })
+  await scanFrom(kafka, rescan, (topic, partition, offset, event) => {
+    if (event.position <= position) return false
+    result.get(topic)!.set(partition, offset)
+    return true
+  })
   return result
 }
 
@@ -73,6 +103,7 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
         // Every topic of this deployment: the group may have subscribed to any category.
         const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${options.topics.prefix}.`))
         for (const [topic, partitions] of await offsetsAfter(options.kafka, topics, position)) {
+          if (partitions.size === 0) continue
           await admin.setOffsets({ groupId: groupOf(name), topic, partitions: [...partitions].map(([partition, offset]) => ({ partition, offset })) })
         }
       } finally { await admin.disconnect() }
