@@ -18,6 +18,8 @@ import { orgRoutes } from './v1/org.js'
 
 export interface AppOptions {
   readonly logger?: boolean | object
+  /** Behind a reverse proxy: take the client address (IP allowlists, login limits) from X-Forwarded-For. */
+  readonly trustProxy?: boolean | string
   /** The account API (register, login, tokens, ...) is served when its context is given. */
   readonly account?: AccountContext
 }
@@ -31,7 +33,9 @@ const queryAjv = new Ajv.default({ coerceTypes: 'array', useDefaults: true, remo
 
 export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promise<FastifyInstance> => {
   const app = Fastify({
-    logger: options.logger ?? false,
+    // Query strings carry short-lived credentials (signed download URLs, verification tokens): never log them.
+    logger: options.logger ? { ...(typeof options.logger === 'object' ? options.logger : {}), serializers: { req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: req.url.split('?')[0], ip: req.ip }) } } : false,
+    trustProxy: options.trustProxy ?? false,
     bodyLimit: 2 * 1024 * 1024,
     ajv: { customOptions: { strict: false } },
     return503OnClosing: true,

@@ -30,6 +30,8 @@ export interface Config {
   readonly mailFrom: string
   readonly adapters: AdapterSettings
   readonly browser: BrowserConfig
+  /** TRUST_PROXY: `true`, or a comma-separated list of proxy addresses/CIDRs whose X-Forwarded-For is believed. */
+  readonly trustProxy: boolean | string
 }
 
 /** Browser tiers (standard, stealth): each engine has its own pool of browser processes. */
@@ -119,6 +121,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     logLevel: env.LOG_LEVEL ?? 'info',
     workerId: env.WORKER_ID ?? `${process.pid}`,
     adapters: loadAdapterSettings(env),
+    trustProxy: env.TRUST_PROXY === 'true' ? true : env.TRUST_PROXY || false,
     browser: {
       chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
       poolSize: Math.max(1, int(env.BROWSER_POOL_SIZE, 2, 'BROWSER_POOL_SIZE')),

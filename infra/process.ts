@@ -132,6 +132,7 @@ export const startRoles = async (config: Config, rawAdapters: ProcessAdapters, r
       ...(adapters.verifyDownload ? { verifyDownload: adapters.verifyDownload } : {}),
     }, {
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+      trustProxy: config.trustProxy,
       account: {
         run: (effect) => run(mail.provide(effect)),
         settings: {
