@@ -6,6 +6,7 @@ import type { AccountContext } from './account/context.js'
 import { accountRoutes } from './account/index.js'
 import { ACCOUNT_OPENAPI_TAG, ACCOUNT_SECURITY_SCHEMES } from './account/openapi.js'
 import type { ApiContext, RouteContext } from './context.js'
+import { makeReservations } from './admission-reservations.js'
 import { makeKeyedMutex } from './keyed-mutex.js'
 import { makeRateWindow } from './rate-window.js'
 import { downloadRoutes } from './downloads.js'
@@ -69,7 +70,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   app.get('/healthz', { schema: { tags: ['ops'], summary: 'Liveness', response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }))
 
-  const routeCtx: RouteContext = { ...ctx, rateWindow: makeRateWindow(), admission: makeKeyedMutex() }
+  const routeCtx: RouteContext = { ...ctx, rateWindow: makeRateWindow(), admission: makeKeyedMutex(), reservations: makeReservations() }
   await app.register(async (scope) => jobRoutes(scope, routeCtx))
   await app.register(async (scope) => keyRoutes(scope, routeCtx))
   await app.register(async (scope) => orgRoutes(scope, routeCtx))

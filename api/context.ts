@@ -3,6 +3,7 @@ import type { Allowlist } from '../domain/address-policy.js'
 import type { BlobStore } from '../infra/ports/blob-store.js'
 import type { DocumentStore } from '../infra/ports/document-store.js'
 import type { EventStore } from '../infra/ports/event-store.js'
+import type { Reservations } from './admission-reservations.js'
 import type { RateWindow } from './rate-window.js'
 
 export type ApiServices = EventStore | DocumentStore | BlobStore
@@ -24,6 +25,7 @@ export interface ApiGuards {
   readonly rateWindow: RateWindow
   /** Serializes one organization's admissions so concurrent submissions see each other. */
   readonly admission: <A>(orgId: string, section: () => Promise<A>) => Promise<A>
+  readonly reservations: Reservations
 }
 
 export type RouteContext = ApiContext & ApiGuards

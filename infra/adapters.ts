@@ -42,7 +42,8 @@ export const makeAdapters = async (config: Config, log: (message: string, detail
     : undefined
   const blobs = local ?? await makeAzureBlobStore(settings.blobs as { connectionString: string; container: string })
 
-  const storeLog = sqliteStore ? sqliteCatchUpLog(sqliteStore, { log }) : makeCatchUpLog(eventStore, documentCheckpoints(documents), { log })
+  const catchUp = { log, pollIntervalMs: config.catchUpPollMs }
+  const storeLog = sqliteStore ? sqliteCatchUpLog(sqliteStore, catchUp) : makeCatchUpLog(eventStore, documentCheckpoints(documents), catchUp)
   const kafkaSettings = settings.log.kind === 'kafka' ? settings.log : undefined
   const kafka = kafkaSettings
     ? new Kafka({ clientId: `scrapeworks-${config.workerId}`, brokers: [...kafkaSettings.brokers], logLevel: logLevel.ERROR })

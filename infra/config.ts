@@ -32,6 +32,8 @@ export interface Config {
   readonly browser: BrowserConfig
   /** TRUST_PROXY: `true`, or a comma-separated list of proxy addresses/CIDRs whose X-Forwarded-For is believed. */
   readonly trustProxy: boolean | string
+  /** CATCH_UP_POLL_MS: how often catch-up subscribers look for events appended by other processes. */
+  readonly catchUpPollMs: number
 }
 
 /** Browser tiers (standard, stealth): each engine has its own pool of browser processes. */
@@ -122,6 +124,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     workerId: env.WORKER_ID ?? `${process.pid}`,
     adapters: loadAdapterSettings(env),
     trustProxy: env.TRUST_PROXY === 'true' ? true : env.TRUST_PROXY || false,
+    catchUpPollMs: Math.max(5, int(env.CATCH_UP_POLL_MS, 50, 'CATCH_UP_POLL_MS')),
     browser: {
       chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
       poolSize: Math.max(1, int(env.BROWSER_POOL_SIZE, 2, 'BROWSER_POOL_SIZE')),

@@ -40,24 +40,31 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
       const existing = await ctx.run(Effect.option(getJob(principal.org_id, idempotentJobId(principal.org_id, spec.idempotency_token))))
       if (Option.isSome(existing)) return replay(existing.value)
     }
-    const result = await ctx.admission(principal.org_id, async () => {
+    const weight = CREDIT_WEIGHTS[spec.job_type]
+    const submitted = await ctx.admission(principal.org_id, async () => {
       const now = Date.now()
+      const today = new Date(now).toISOString().slice(0, 10)
       const usage = await ctx.run(admissionUsage(principal.org_id, principal.key_id, new Date(now)))
+      // Counters lag the log a little; this process's own admissions they have not seen yet are added back.
+      const unseen = ctx.reservations.pending(principal.org_id, usage.orgPosition)
+      const ofKey = unseen.filter((r) => r.keyId === principal.key_id)
       const breaches = jobAdmissionBreaches(PLANS[principal.plan as PlanName], principal.limits, {
-        jobsToday: usage.jobsToday, activeJobsOrg: usage.activeJobsOrg, activeJobsKey: usage.activeJobsKey,
-        creditsCommitted: usage.creditsUsed + usage.creditsReserved,
-      }, CREDIT_WEIGHTS[spec.job_type], spec.job_type, now)
+        jobsToday: usage.jobsToday + ofKey.filter((r) => r.day === today).length,
+        activeJobsOrg: usage.activeJobsOrg + unseen.length,
+        activeJobsKey: usage.activeJobsKey + ofKey.length,
+        creditsCommitted: usage.creditsUsed + usage.creditsReserved + unseen.reduce((sum, r) => sum + r.weight, 0),
+      }, weight, spec.job_type, now)
       enforce(request, reply, principal, breaches, now)
-      const submitted = await ctx.run(submitJob({
+      const job = await ctx.run(submitJob({
         org_id: principal.org_id, api_key_id: principal.key_id, spec,
         metadata: { correlation_id: randomUUID(), causation_id: null, actor: `api_key:${principal.key_id}` },
       }))
-      // Held until the counters include this job (a few seconds at most), so the next admission of this
-      // organization counts it; and until the job is readable, so a GET right after this answer finds it.
-      await ctx.run(Effect.option(waitForDoc(admissionUsage(principal.org_id, principal.key_id, new Date(now)), (u) => u.orgPosition >= submitted.position)))
-      const current = await ctx.run(Effect.option(waitForDoc(getJob(principal.org_id, submitted.job_id))))
-      return { ...submitted, current }
+      if (job.created) ctx.reservations.add(principal.org_id, { position: job.position, keyId: principal.key_id, weight, day: today })
+      return job
     })
+    // Answered once the job is readable, so a GET right after this answer finds it.
+    const current = await ctx.run(Effect.option(waitForDoc(getJob(principal.org_id, submitted.job_id))))
+    const result = { ...submitted, current }
     if (result.requested) return reply.code(202).send(jobView(requestedJobDoc(result.requested)))
     // Another request with the same token created the job a moment ago.
     if (Option.isSome(result.current)) return replay(result.current.value)

@@ -152,7 +152,7 @@ t.test('50 concurrent submissions against a cap of 10: never more than 10 at onc
   t.ok(target.load.max <= 10, `at most 10 requests at once reached the target (saw ${target.load.max})`)
   t.ok(target.load.max >= 2, 'jobs did run concurrently')
   const succeeded = results.filter((r) => r.body.status === 'succeeded').length
-  t.equal(succeeded, accepted.length)
+  t.equal(succeeded, accepted.length, JSON.stringify(results.map((r) => [r.body.status, r.body.failure_reason, r.body.failure_message])))
   await waitFor(async () => (await svcCap.api('GET', '/v1/usage', { key: starter.key })).body.credits_used === succeeded)
   const usage = await svcCap.api('GET', '/v1/usage', { key: starter.key })
   t.equal(usage.body.credits_used, succeeded, 'charged exactly the weights of succeeded jobs (light = 1)')

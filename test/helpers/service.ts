@@ -60,7 +60,8 @@ export const startService = async (options: { allowlist?: readonly string[]; dat
     /** Creates an organization with an all-scopes key, as `cli org create` does. */
     createOrg: async (plan = 'pro', scopes: readonly string[] = SCOPES) => {
       const { org_id } = await running.run(createOrg({ name: `org-${plan}`, plan, metadata }))
-      const key = await running.run(createApiKey({ org_id, name: 'test', scopes, limits: DEFAULT_KEY_LIMITS, expires_at: null, metadata }))
+      // Tests poll results quickly: a generous request rate, so only tests about rate limits meet it.
+      const key = await running.run(createApiKey({ org_id, name: 'test', scopes, limits: { ...DEFAULT_KEY_LIMITS, rate_limit_rpm: 100_000 }, expires_at: null, metadata }))
       await waitFor(async () => (await api('GET', '/v1/jobs', { key: key.secret })).status !== 401)
       return { org_id, key: key.secret, key_id: key.key_id }
     },
@@ -69,7 +70,7 @@ export const startService = async (options: { allowlist?: readonly string[]; dat
       const deadline = Date.now() + timeoutMs
       for (;;) {
         const answer = await api('GET', `/v1/jobs/${jobId}/result`, { key })
-        if (answer.status !== 409) return answer
+        if (answer.status !== 409 && answer.status !== 429) return answer
         if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish in ${timeoutMs} ms`)
         await new Promise((r) => setTimeout(r, 25))
       }
