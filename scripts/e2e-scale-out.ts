@@ -125,12 +125,19 @@ const snapshot = async (database: string) => {
   for (const name of names) out[name] = await db.collection(name).find({}).sort({ _id: 1 }).toArray()
   return out
 }
-await waitFor(async () => (await mongo.db(env.MONGO_DB!).collection('rm_jobs').countDocuments({ status: { $in: ['succeeded', 'failed'] } })) === JOBS, 120_000, 200)
-await new Promise((r) => setTimeout(r, 2000)) // let the other projections drain
-const live = await snapshot(env.MONGO_DB!)
+await waitFor(async () => (await mongo.db(env.MONGO_DB!).collection('rm_jobs').countDocuments({ status: { $in: ['succeeded', 'failed'] } })) === JOBS, 300_000, 200)
+// The other projections drain at their own pace: compare once two snapshots a few seconds apart agree.
+let live = await snapshot(env.MONGO_DB!)
+for (let settled = false; !settled;) {
+  await new Promise((r) => setTimeout(r, 3000))
+  const next = await snapshot(env.MONGO_DB!)
+  settled = JSON.stringify(next) === JSON.stringify(live)
+  live = next
+}
 await runCli({ ...env, MONGO_DB: `e2e_${runId}_replay`, KAFKA_GROUP_PREFIX: `e2e-${runId}-replay` }, ['replay'])
 const replayed = await snapshot(`e2e_${runId}_replay`)
-check(JSON.stringify(live) === JSON.stringify(replayed), 'the MongoDB read models differ from a replay')
+const differing = [...new Set([...Object.keys(live), ...Object.keys(replayed)])].filter((name) => JSON.stringify(live[name]) !== JSON.stringify(replayed[name]))
+check(differing.length === 0, `the MongoDB read models differ from a replay: ${differing.join(', ')}`)
 await mongo.close()
 
 for (const p of Object.values(processes)) p.child.kill('SIGTERM')
