@@ -60,8 +60,17 @@ const serviceJob = (job_type: 'standard' | 'stealth') => async () => {
   }
 }
 
-const rawPlaywright = async (count: number): Promise<Series> => {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_CHROMIUM_FLAGS] })
+/** The part of a browser both raw loops need; playwright-core and puppeteer name only the context factory differently. */
+interface RawBrowser {
+  readonly newContext: () => Promise<{
+    newPage: () => Promise<{ goto: (url: string, options: { waitUntil: 'load' }) => Promise<unknown>; content: () => Promise<string> }>
+    close: () => Promise<void>
+  }>
+  readonly close: () => Promise<void>
+}
+
+/** One browser, a new context per page: the floor a pool of the same engine is compared with. */
+const rawLoop = async (count: number, browser: RawBrowser): Promise<Series> => {
   const once = async () => {
     const context = await browser.newContext()
     const page = await context.newPage()
@@ -75,22 +84,15 @@ const rawPlaywright = async (count: number): Promise<Series> => {
   return series
 }
 
+const rawPlaywright = async (count: number): Promise<Series> =>
+  rawLoop(count, await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_CHROMIUM_FLAGS] }))
+
 const rawRealBrowser = async (count: number): Promise<Series> => {
   const { browser } = await connect({
     headless: true, disableXvfb: true, turnstile: false, args: [...BASE_CHROMIUM_FLAGS],
     customConfig: { chromePath: CHROMIUM, handleSIGINT: false, logLevel: 'silent' }, connectOption: { defaultViewport: null },
   })
-  const once = async () => {
-    const context = await browser.createBrowserContext()
-    const page = await context.newPage()
-    await page.goto(target, { waitUntil: 'load' })
-    await page.content()
-    await context.close()
-  }
-  await measure(WARMUP, once)
-  const series = await measure(count, once)
-  await browser.close()
-  return series
+  return rawLoop(count, { newContext: () => browser.createBrowserContext(), close: () => browser.close() })
 }
 
 const report = (label: string, svc: Series, raw: Series, rawLabel: string) => {
