@@ -46,7 +46,7 @@ export const startRelay = async (options: RelayOptions): Promise<Subscription> =
   const ensureTopics = makeTopicEnsurer(admin, options.topics)
   await ensureTopics(KNOWN_CATEGORIES)
   const send = makeBatchSender(producer, options.topics.prefix, options.lingerMs ?? 5)
-  const subscription = await Effect.runPromise(options.source.subscribe({ name: 'relay', concurrency: 256 }, async (event) => {
+  const subscription = await Effect.runPromise(options.source.subscribe({ name: 'relay', concurrency: 256, maxAttempts: Infinity }, async (event) => {
     await ensureTopics([categoryOf(event)])
     await send(event)
   }))

@@ -26,7 +26,26 @@ export const makeTopicEnsurer = (admin: Admin, settings: TopicSettings) => {
         if (!/already exists/i.test(String(e?.message))) throw e
       })
     }
+    await waitForLeaders(admin, missing)
     for (const topic of missing) known.add(topic)
+  }
+}
+
+/**
+ * A broker answers "does not host this topic-partition" until a new topic's partitions have leaders and the
+ * metadata has spread; wait for that instead of letting the first producer or consumer fail.
+ */
+const waitForLeaders = async (admin: Admin, topics: readonly string[], timeoutMs = 30_000) => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] })
+      if (metadata.length === topics.length && metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return
+    } catch (error) {
+      if (Date.now() > deadline) throw error
+    }
+    if (Date.now() > deadline) throw new Error(`topics without leaders after ${timeoutMs} ms: ${topics.join(', ')}`)
+    await new Promise((r) => setTimeout(r, 100))
   }
 }
 

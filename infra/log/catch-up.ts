@@ -36,6 +36,7 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
       let stopped = false
       const dispatcher = makeDispatcher({
         concurrency: subscription.concurrency ?? 1,
+        ...(subscription.maxAttempts !== undefined ? { maxAttempts: subscription.maxAttempts } : {}),
         handler,
         isStopping: () => stopped,
         onCheckpoint: (position) => {

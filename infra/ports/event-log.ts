@@ -8,6 +8,11 @@ export interface SubscriptionOptions {
   readonly categories?: readonly string[]
   /** Events of different streams handled at once; one stream's events are always handled in order. */
   readonly concurrency?: number
+  /**
+   * Attempts per event before it is given up on and logged (default 5), so one poison event cannot stall the log.
+   * The relay passes Infinity: an event it skipped would be missing from Kafka for good.
+   */
+  readonly maxAttempts?: number
 }
 
 export interface Subscription {
