@@ -4,7 +4,7 @@
  */
 import { Impit } from 'impit'
 import { startFixtureSite } from '../test/fixtures/site.js'
-import { tempDataDir } from '../test/helpers/service.js'
+import { tempDataDir, waitFor } from '../test/helpers/service.js'
 import { runCli, spawnService } from '../test/helpers/process.js'
 import { fmt, percentile, pool } from './stats.js'
 
@@ -13,8 +13,16 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 
 const site = await startFixtureSite()
 const env = { DATA_DIR: tempDataDir('bench-light'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, FETCHER_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'error' }
-const { api_key: key } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise'])
+const { api_key: adminKey } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise'])
 const service = await spawnService(env)
+process.on('exit', () => service.child.kill('SIGKILL')) // also when the bench fails half-way
+// Results are polled often: a key whose request rate is not the limit being measured.
+await waitFor(async () => (await fetch(`${service.base}/v1/keys`, { headers: { 'x-api-key': adminKey } })).status === 200, 30_000)
+const created = await fetch(`${service.base}/v1/keys`, {
+  method: 'POST', headers: { 'x-api-key': adminKey, 'content-type': 'application/json' },
+  body: JSON.stringify({ name: 'bench', scopes: ['jobs.create', 'jobs.read'], rate_limit_rpm: 100_000, daily_quota: 100_000_000 }),
+})
+const { api_key: key } = (await created.json()) as { api_key: string }
 const headers = { 'x-api-key': key, 'content-type': 'application/json' }
 
 const runServiceJobs = async (count: number) => {
@@ -27,6 +35,8 @@ const runServiceJobs = async (count: number) => {
     for (;;) {
       const result = await fetch(`${service.base}/v1/jobs/${job_id}/result`, { headers })
       if (result.status === 200) { const body = (await result.json()) as { status: string }; if (body.status !== 'succeeded') throw new Error(`job failed: ${JSON.stringify(body)}`); break }
+      // Anything but "not ready yet" must not turn into waiting forever.
+      if (result.status !== 409) throw new Error(`result poll answered ${result.status}: ${await result.text()}`)
       await result.arrayBuffer()
       await new Promise((r) => setTimeout(r, 5))
     }
