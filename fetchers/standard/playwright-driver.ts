@@ -1,12 +1,8 @@
-import { randomUUID } from 'node:crypto'
 import { chromium, type Browser, type Request } from 'playwright-core'
-import { BrowserUnavailable, type ConsoleEntry, type LaunchedBrowser, type NetworkEvent, type PageSession, type SessionOptions } from '../browser/driver.js'
-import { ensureExecutable } from '../browser/executable.js'
-import { describeError } from '../browser/failures.js'
+import { type ConsoleEntry, type LaunchedBrowser, type NetworkEvent, type PageSession, type SessionOptions } from '../browser/driver.js'
 import { InFlightRequests } from '../browser/in-flight.js'
 import { BASE_CHROMIUM_FLAGS, CONTEXT_PROXY_BYPASS, markerFlag, proxyFlags } from '../browser/launch-flags.js'
-import { findBrowserPid } from '../browser/process-tree.js'
-import { acquireDisplay, type DisplayLease } from '../browser/virtual-display.js'
+import { launchBrowser } from '../browser/launch.js'
 
 export interface PlaywrightLaunchOptions {
   readonly executablePath: string
@@ -31,27 +27,15 @@ const isMainFrameNavigation = (request: Request): boolean => {
 
 /** Launches Debian's Chromium through playwright-core (the standard tier's driver). */
 export const launchPlaywrightChromium = async (options: PlaywrightLaunchOptions): Promise<LaunchedBrowser> => {
-  await ensureExecutable(options.executablePath)
-  const id = randomUUID()
-  let display: DisplayLease | undefined
-  let browser: Browser
-  try {
-    if (!options.headless) display = await acquireDisplay()
-    browser = await chromium.launch({
-      executablePath: options.executablePath,
-      headless: options.headless,
-      args: [...BASE_CHROMIUM_FLAGS, ...proxyFlags(options.proxyUrl), markerFlag(id)],
-      timeout: LAUNCH_TIMEOUT_MS,
-      // The service handles its own signals and closes browsers in order.
-      handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
-      ...(display ? { env: { ...process.env, DISPLAY: display.display } } : {}),
-    })
-  } catch (error) {
-    display?.release()
-    throw error instanceof BrowserUnavailable ? error : new BrowserUnavailable(`Chromium could not be started from ${options.executablePath}: ${describeError(error)}`)
-  }
-  browser.on('disconnected', () => display?.release())
-  const pid = await findBrowserPid(id)
+  const { browser, pid } = await launchBrowser(options, ({ marker, display }) => chromium.launch({
+    executablePath: options.executablePath,
+    headless: options.headless,
+    args: [...BASE_CHROMIUM_FLAGS, ...proxyFlags(options.proxyUrl), markerFlag(marker)],
+    timeout: LAUNCH_TIMEOUT_MS,
+    // The service handles its own signals and closes browsers in order.
+    handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+    ...(display ? { env: { ...process.env, DISPLAY: display.display } } : {}),
+  }))
 
   return {
     version: browser.version(),

@@ -1,13 +1,9 @@
-import { randomUUID } from 'node:crypto'
 import { connect } from 'puppeteer-real-browser'
 import type { Browser, CDPSession, HTTPRequest, HTTPResponse, Page } from 'rebrowser-puppeteer-core'
-import { BrowserUnavailable, type ConsoleEntry, type LaunchedBrowser, type MainResponse, type NetworkEvent, type PageSession, type SessionOptions, type WaitUntil } from '../browser/driver.js'
-import { ensureExecutable } from '../browser/executable.js'
-import { describeError } from '../browser/failures.js'
+import { type ConsoleEntry, type LaunchedBrowser, type MainResponse, type NetworkEvent, type PageSession, type SessionOptions, type WaitUntil } from '../browser/driver.js'
 import { InFlightRequests } from '../browser/in-flight.js'
 import { BASE_CHROMIUM_FLAGS, CONTEXT_PROXY_BYPASS, markerFlag, proxyFlags } from '../browser/launch-flags.js'
-import { findBrowserPid } from '../browser/process-tree.js'
-import { acquireDisplay, type DisplayLease } from '../browser/virtual-display.js'
+import { launchBrowser } from '../browser/launch.js'
 import type { Fingerprint } from './fingerprint.js'
 
 export interface RealBrowserLaunchOptions {
@@ -29,40 +25,27 @@ const isMainFrameNavigation = (page: Page, request: HTTPRequest) => request.isNa
 
 /** Launches Debian's Chromium through puppeteer-real-browser (the stealth tier's driver) with one fingerprint. */
 export const launchRealBrowser = async (options: RealBrowserLaunchOptions): Promise<LaunchedBrowser> => {
-  await ensureExecutable(options.executablePath)
-  const id = randomUUID()
-  let display: DisplayLease | undefined
-  let browser: Browser
-  try {
-    // Headed stealth browsers draw on a virtual X display; we manage it (one shared Xvfb) rather than the library.
-    if (!options.headless) display = await acquireDisplay()
-    const connected = await connect({
-      headless: options.headless,
-      disableXvfb: true,
-      turnstile: false,
-      args: [
-        ...BASE_CHROMIUM_FLAGS, ...proxyFlags(options.proxyUrl), markerFlag(id),
-        // Process-wide, so workers and service workers agree with the per-page override below.
-        `--user-agent=${options.fingerprint.userAgent}`,
-        `--window-size=${WINDOW_SIZE}`,
-        '--lang=en-US',
-      ],
-      customConfig: {
-        chromePath: options.executablePath,
-        handleSIGINT: false,
-        logLevel: 'silent',
-        ...(display ? { envVars: { ...process.env, DISPLAY: display.display } as Record<string, string> } : {}),
-      },
-      connectOption: { defaultViewport: null, protocolTimeout: PROTOCOL_TIMEOUT_MS },
-    })
-    browser = connected.browser
-  } catch (error) {
-    display?.release()
-    throw error instanceof BrowserUnavailable ? error : new BrowserUnavailable(`Chromium could not be started from ${options.executablePath}: ${describeError(error)}`)
-  }
-  browser.on('disconnected', () => display?.release())
+  // Headed stealth browsers draw on a virtual X display; we manage it (one shared Xvfb) rather than the library.
+  const { browser, pid } = await launchBrowser(options, async ({ marker, display }) => (await connect({
+    headless: options.headless,
+    disableXvfb: true,
+    turnstile: false,
+    args: [
+      ...BASE_CHROMIUM_FLAGS, ...proxyFlags(options.proxyUrl), markerFlag(marker),
+      // Process-wide, so workers and service workers agree with the per-page override below.
+      `--user-agent=${options.fingerprint.userAgent}`,
+      `--window-size=${WINDOW_SIZE}`,
+      '--lang=en-US',
+    ],
+    customConfig: {
+      chromePath: options.executablePath,
+      handleSIGINT: false,
+      logLevel: 'silent',
+      ...(display ? { envVars: { ...process.env, DISPLAY: display.display } as Record<string, string> } : {}),
+    },
+    connectOption: { defaultViewport: null, protocolTimeout: PROTOCOL_TIMEOUT_MS },
+  })).browser)
   const version = /(\d+\.\d+\.\d+\.\d+)/.exec(await browser.version())?.[1] ?? 'unknown'
-  const pid = await findBrowserPid(id)
 
   return {
     version,
