@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { Effect } from 'effect'
-import { BlobStore } from '../infra/ports/blob-store.js'
+import { artifactBytes } from '../projections/artifact-queries.js'
 import type { ApiContext } from './context.js'
 import { errorBody } from './errors.js'
 
@@ -27,9 +26,7 @@ export const downloadRoutes = async (app: FastifyInstance, ctx: ApiContext) => {
         ? reply.code(410).send(errorBody('url_expired', 'this download URL has expired; request a new one'))
         : reply.code(403).send(errorBody('invalid_signature', 'this download URL is not valid'))
     }
-    const blob = await ctx.run(Effect.flatMap(BlobStore, (blobs) => blobs.get(q.key)).pipe(
-      Effect.catchTag('BlobNotFound', () => Effect.succeed(null)),
-    ))
+    const blob = await ctx.run(artifactBytes(q.key))
     if (!blob) return reply.code(404).send(errorBody('artifact_not_found', 'the artifact no longer exists'))
     return reply
       .header('content-type', blob.contentType)

@@ -6,11 +6,11 @@ import { jobAdmissionBreaches } from '../../domain/limits.js'
 import { CREDIT_WEIGHTS, PLANS, type PlanName } from '../../domain/plans.js'
 import { admissionUsage } from '../../projections/usage-queries.js'
 import type { Doc } from '../../infra/ports/document-store.js'
-import { NotFound, StateConflict, ValidationFailed } from '../../domain/errors.js'
+import { StateConflict, ValidationFailed } from '../../domain/errors.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
 import { getJob, listJobs } from '../../projections/job-queries.js'
 import { requestedJobDoc } from '../../projections/jobs.js'
-import { BlobStore } from '../../infra/ports/blob-store.js'
+import { artifactDownload } from '../../projections/artifact-queries.js'
 import { enforce, principalOf, requireApiKey } from '../auth.js'
 import type { RouteContext } from '../context.js'
 import { jobView } from './job-view.js'
@@ -149,14 +149,6 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     },
   }, async (request) => {
     const { job_id, artifact_id } = request.params as { job_id: string; artifact_id: string }
-    const doc = await ctx.run(getJob(principalOf(request).org_id, job_id))
-    const artifact = (doc.artifacts as { artifact_id: string; artifact_type: string; content_type: string; size: number; sha256: string; blob_key: string }[])
-      .find((a) => a.artifact_id === artifact_id)
-    if (!artifact) throw new NotFound({ resource: 'artifact', id: artifact_id })
-    const extension = artifact.content_type.includes('html') ? 'html' : artifact.content_type.includes('json') ? 'json' : artifact.content_type.includes('png') ? 'png' : 'bin'
-    const signed = await ctx.run(Effect.flatMap(BlobStore, (blobs) => blobs.signedUrl(artifact.blob_key, ctx.settings.artifactUrlTtlSeconds, `${artifact.artifact_type}-${artifact_id}.${extension}`)))
-    return {
-      artifact_id, artifact_type: artifact.artifact_type, content_type: artifact.content_type, size: artifact.size, sha256: artifact.sha256, ...signed,
-    }
+    return ctx.run(artifactDownload(principalOf(request).org_id, job_id, artifact_id, ctx.settings.artifactUrlTtlSeconds))
   })
 }

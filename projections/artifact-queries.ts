@@ -1,0 +1,27 @@
+import { Effect } from 'effect'
+import { NotFound } from '../domain/errors.js'
+import { BlobStore } from '../infra/ports/blob-store.js'
+import { getJob } from './job-queries.js'
+
+interface ArtifactDoc { artifact_id: string; artifact_type: string; content_type: string; size: number; sha256: string; blob_key: string }
+
+const extensionOf = (contentType: string) =>
+  contentType.includes('html') ? 'html' : contentType.includes('json') ? 'json' : contentType.includes('png') ? 'png' : 'bin'
+
+/** A short-lived download URL for one artifact of the organization's job; another organization's is a 404. */
+export const artifactDownload = (orgId: string, jobId: string, artifactId: string, ttlSeconds: number) =>
+  Effect.gen(function* () {
+    const job = yield* getJob(orgId, jobId)
+    const artifact = (job.artifacts as ArtifactDoc[]).find((a) => a.artifact_id === artifactId)
+    if (!artifact) return yield* Effect.fail(new NotFound({ resource: 'artifact', id: artifactId }))
+    const blobs = yield* BlobStore
+    const signed = yield* blobs.signedUrl(artifact.blob_key, ttlSeconds, `${artifact.artifact_type}-${artifactId}.${extensionOf(artifact.content_type)}`)
+    return {
+      artifact_id: artifactId, artifact_type: artifact.artifact_type, content_type: artifact.content_type,
+      size: artifact.size, sha256: artifact.sha256, ...signed,
+    }
+  })
+
+/** The bytes behind a verified download URL, or null when the artifact was purged. */
+export const artifactBytes = (blobKey: string) =>
+  Effect.flatMap(BlobStore, (blobs) => blobs.get(blobKey)).pipe(Effect.catchTag('BlobNotFound', () => Effect.succeed(null)))
