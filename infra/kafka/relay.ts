@@ -16,7 +16,10 @@ const makeBatchSender = (producer: Producer, prefix: string, lingerMs: number) =
       batch.done = new Promise<void>((resolve) => setTimeout(resolve, lingerMs)).then(async () => {
         open = null
         const byTopic = new Map<string, RecordedEvent[]>()
-        for (const e of batch.events) byTopic.set(topicFor(prefix, categoryOf(e)), [...(byTopic.get(topicFor(prefix, categoryOf(e))) ?? []), e])
+        for (const e of batch.events) {
+          const topic = topicFor(prefix, categoryOf(e))
+          byTopic.set(topic, [...(byTopic.get(topic) ?? []), e])
+        }
         await producer.sendBatch({
           acks: -1,
           compression: CompressionTypes.None,
