@@ -1,8 +1,8 @@
 import type { Effect } from 'effect'
 import type { Allowlist } from '../domain/address-policy.js'
-import type { BlobStore } from '../infra/ports/blob-store.js'
-import type { DocumentStore } from '../infra/ports/document-store.js'
-import type { EventStore } from '../infra/ports/event-store.js'
+import type { BlobStore } from '../ports/blob-store.js'
+import type { DocumentStore } from '../ports/document-store.js'
+import type { EventStore } from '../ports/event-store.js'
 import type { Reservations } from './admission-reservations.js'
 import type { RateWindow } from './rate-window.js'
 

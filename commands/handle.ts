@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { Effect, Either } from 'effect'
 import { fold, type Decider } from '../domain/decider.js'
 import { decodeEvent, encodeEvent, type DomainEvent } from '../domain/events.js'
-import { EventStore, type EventMetadata, WrongExpectedRevision, StoreUnavailable } from '../infra/ports/event-store.js'
+import { EventStore, type EventMetadata, WrongExpectedRevision, StoreUnavailable } from '../ports/event-store.js'
 
 export interface CommandContext {
   readonly org_id: string

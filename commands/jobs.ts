@@ -6,7 +6,7 @@ import type { JobSpec } from '../domain/job/spec.js'
 import { fold } from '../domain/decider.js'
 import { decodeEvent, encodeEvent } from '../domain/events.js'
 import type { JobEvent } from '../domain/job/events.js'
-import { EventStore, type EventMetadata } from '../infra/ports/event-store.js'
+import { EventStore, type EventMetadata } from '../ports/event-store.js'
 import { deterministicId, handle, type CommandContext } from './handle.js'
 
 export interface SubmitJob {

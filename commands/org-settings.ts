@@ -1,6 +1,6 @@
 import { orgStream } from '../domain/events.js'
 import { orgDecider } from '../domain/org/decider.js'
-import type { EventMetadata } from '../infra/ports/event-store.js'
+import type { EventMetadata } from '../ports/event-store.js'
 import { handle } from './handle.js'
 
 export const setOrgIpAllowlist = (input: { readonly org_id: string; readonly ip_allowlist: readonly string[]; readonly metadata: EventMetadata }) =>

@@ -4,7 +4,7 @@ import { orgStream } from '../domain/events.js'
 import { orgDecider } from '../domain/org/decider.js'
 import { hashApiKey } from '../domain/secrets.js'
 import type { KeyLimits } from '../domain/org/events.js'
-import type { EventMetadata } from '../infra/ports/event-store.js'
+import type { EventMetadata } from '../ports/event-store.js'
 import { handle } from './handle.js'
 
 const newSecret = () => `sk_${randomBytes(32).toString('base64url')}`

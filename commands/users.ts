@@ -12,8 +12,8 @@ import {
   emailClaimStream, emailHash, parseVerificationToken, userStream, verificationToken, verificationTokenHash,
 } from '../domain/user/identity.js'
 import { userDecider, type UserCommand } from '../domain/user/decider.js'
-import { MailOutbox } from '../infra/mail/ports.js'
-import { EventStore, type EventMetadata } from '../infra/ports/event-store.js'
+import { MailOutbox } from '../ports/mail.js'
+import { EventStore, type EventMetadata } from '../ports/event-store.js'
 import { handle, type CommandContext } from './handle.js'
 import { createOrg } from './orgs.js'
 

@@ -1,8 +1,8 @@
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from 'effect'
-import { BlobStore, type BlobStoreService } from './ports/blob-store.js'
-import { DocumentStore, type DocumentStoreService } from './ports/document-store.js'
-import { EventLog, type EventLogService } from './ports/event-log.js'
-import { EventStore, type EventStoreService } from './ports/event-store.js'
+import { BlobStore, type BlobStoreService } from '../ports/blob-store.js'
+import { DocumentStore, type DocumentStoreService } from '../ports/document-store.js'
+import { EventLog, type EventLogService } from '../ports/event-log.js'
+import { EventStore, type EventStoreService } from '../ports/event-store.js'
 
 export interface Adapters {
   readonly eventStore: EventStoreService

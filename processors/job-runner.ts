@@ -4,8 +4,8 @@ import { loadJob, runJobCommand } from '../commands/jobs.js'
 import type { JobType } from '../domain/job/spec.js'
 import type { ArtifactRecord } from '../domain/job/events.js'
 import { failure, type Engine, type EngineArtifact } from '../fetchers/engine.js'
-import { BlobStore } from '../infra/ports/blob-store.js'
-import type { EventStore, RecordedEvent } from '../infra/ports/event-store.js'
+import { BlobStore } from '../ports/blob-store.js'
+import type { EventStore, RecordedEvent } from '../ports/event-store.js'
 import type { Run } from './runner.js'
 
 export interface JobRunnerOptions {

@@ -1,7 +1,7 @@
 import { Effect } from 'effect'
 import { loadUser, recordVerificationEmailSent } from '../commands/users.js'
-import { Mailer, MailOutbox } from '../infra/mail/ports.js'
-import type { EventStore, RecordedEvent } from '../infra/ports/event-store.js'
+import { Mailer, MailOutbox } from '../ports/mail.js'
+import type { EventStore, RecordedEvent } from '../ports/event-store.js'
 import type { Run } from './runner.js'
 import { verificationMail } from './verification-mail.js'
 

@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
 import { NotFound } from '../domain/errors.js'
-import { BlobStore } from '../infra/ports/blob-store.js'
+import { BlobStore } from '../ports/blob-store.js'
 import { getJob } from './job-queries.js'
 
 interface ArtifactDoc { artifact_id: string; artifact_type: string; content_type: string; size: number; sha256: string; blob_key: string }

@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
 import { dayOf, monthOf } from '../domain/limits.js'
-import { DocumentStore } from '../infra/ports/document-store.js'
+import { DocumentStore } from '../ports/document-store.js'
 import type { Projection } from './projection.js'
 import { updateDoc } from './projection.js'
 

@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
 import { NotFound } from '../domain/errors.js'
-import { DocumentStore, type Doc, type Filter } from '../infra/ports/document-store.js'
+import { DocumentStore, type Doc, type Filter } from '../ports/document-store.js'
 import { JOBS } from './jobs.js'
 
 /** Another organization's job is indistinguishable from a missing one. */

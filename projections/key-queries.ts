@@ -2,7 +2,7 @@ import { Effect } from 'effect'
 import { Unauthenticated } from '../domain/errors.js'
 import { hashApiKey } from '../domain/secrets.js'
 import type { KeyLimits } from '../domain/org/events.js'
-import { DocumentStore } from '../infra/ports/document-store.js'
+import { DocumentStore } from '../ports/document-store.js'
 import { API_KEYS, API_KEY_HASHES, ORGS } from './orgs.js'
 
 export interface ApiPrincipal {

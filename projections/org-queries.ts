@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
 import { NotFound } from '../domain/errors.js'
-import { DocumentStore } from '../infra/ports/document-store.js'
+import { DocumentStore } from '../ports/document-store.js'
 import { AUDIT } from './audit.js'
 import { API_KEYS, ORGS } from './orgs.js'
 

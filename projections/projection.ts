@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
-import { DocumentStore, type Doc } from '../infra/ports/document-store.js'
-import type { RecordedEvent, StoreUnavailable } from '../infra/ports/event-store.js'
+import { DocumentStore, type Doc } from '../ports/document-store.js'
+import type { RecordedEvent, StoreUnavailable } from '../ports/event-store.js'
 
 /** A read model: events of some categories folded into documents. */
 export interface Projection {

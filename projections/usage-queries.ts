@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
 import { dayOf, monthOf } from '../domain/limits.js'
-import { DocumentStore } from '../infra/ports/document-store.js'
+import { DocumentStore } from '../ports/document-store.js'
 import { CREDIT_USAGE, keyCounterId, keyDayCounterId, orgCounterId, usageId, USAGE_COUNTERS } from './credits.js'
 
 /** What admission needs to know about an organization and key: a handful of counter documents, whatever the volume. */

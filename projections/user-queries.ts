@@ -1,7 +1,7 @@
 import { Effect, Schedule } from 'effect'
 import { NotFound } from '../domain/errors.js'
 import { emailHash } from '../domain/user/identity.js'
-import { DocumentStore } from '../infra/ports/document-store.js'
+import { DocumentStore } from '../ports/document-store.js'
 import { USER_EMAILS, USERS } from './users.js'
 
 export interface UserView {

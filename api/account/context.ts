@@ -1,5 +1,5 @@
 import type { Effect } from 'effect'
-import type { MailOutbox } from '../../infra/mail/ports.js'
+import type { MailOutbox } from '../../ports/mail.js'
 import type { ApiServices } from '../context.js'
 
 /** What the account API needs beyond the shared ApiContext: the mail outbox (registration stages tokens there) and its settings. */

@@ -1,4 +1,4 @@
-import type { Doc } from '../../infra/ports/document-store.js'
+import type { Doc } from '../../ports/document-store.js'
 
 interface ArtifactDoc { artifact_id: string; artifact_type: string; content_type: string; size: number; sha256: string; created_at: string }
 

@@ -3,8 +3,8 @@ import { Effect } from 'effect'
 import {
   BlobSASPermissions, BlobServiceClient, generateBlobSASQueryParameters, StorageSharedKeyCredential, type ContainerClient,
 } from '@azure/storage-blob'
-import { BlobNotFound, type BlobStoreService } from '../ports/blob-store.js'
-import { StoreUnavailable } from '../ports/event-store.js'
+import { BlobNotFound, type BlobStoreService } from '../../ports/blob-store.js'
+import { StoreUnavailable } from '../../ports/event-store.js'
 
 export interface AzureBlobOptions {
   /** A connection string with an account key (needed to sign SAS URLs). */

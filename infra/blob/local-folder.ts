@@ -2,8 +2,8 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import { mkdir, readFile, rm, writeFile, rename } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import { Effect, Layer } from 'effect'
-import { BlobNotFound, BlobStore, type BlobStoreService } from '../ports/blob-store.js'
-import { StoreUnavailable } from '../ports/event-store.js'
+import { BlobNotFound, BlobStore, type BlobStoreService } from '../../ports/blob-store.js'
+import { StoreUnavailable } from '../../ports/event-store.js'
 
 export interface LocalBlobOptions {
   readonly root: string

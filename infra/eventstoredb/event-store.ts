@@ -5,7 +5,7 @@ import {
 } from '@eventstore/db-client'
 import {
   StoreUnavailable, WrongExpectedRevision, type EventStoreService, type ExpectedRevision, type RecordedEvent,
-} from '../ports/event-store.js'
+} from '../../ports/event-store.js'
 
 /**
  * The event store of record on EventStoreDB / KurrentDB. Kept as close to the official client's documented API as

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { Effect } from 'effect'
 import type { Kafka } from 'kafkajs'
 import { makeDispatcher, makeSlots } from '../log/dispatcher.js'
-import type { EventLogService } from '../ports/event-log.js'
-import type { RecordedEvent } from '../ports/event-store.js'
+import type { EventLogService } from '../../ports/event-log.js'
+import type { RecordedEvent } from '../../ports/event-store.js'
 import { KNOWN_CATEGORIES, makeTopicEnsurer, topicFor, type TopicSettings } from './topics.js'
 
 export interface KafkaLogOptions {

@@ -1,7 +1,7 @@
 import { Effect } from 'effect'
 import { CompressionTypes, type Kafka, type Producer } from 'kafkajs'
-import type { EventLogService, Subscription } from '../ports/event-log.js'
-import type { RecordedEvent } from '../ports/event-store.js'
+import type { EventLogService, Subscription } from '../../ports/event-log.js'
+import type { RecordedEvent } from '../../ports/event-store.js'
 import { categoryOf, makeTopicEnsurer, toMessage, topicFor, KNOWN_CATEGORIES, type TopicSettings } from './topics.js'
 
 /**

@@ -1,6 +1,6 @@
 import type { Admin } from 'kafkajs'
 import { SCHEMA_VERSION, streamCategory } from '../../domain/events.js'
-import type { RecordedEvent } from '../ports/event-store.js'
+import type { RecordedEvent } from '../../ports/event-store.js'
 
 /** One topic per stream category: `<prefix>.jobs`, `<prefix>.orgs`, ... (docs/kafka-topics.md). */
 export const topicFor = (prefix: string, category: string) => `${prefix}.${category}s`

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events'
 import { Effect } from 'effect'
 import { streamCategory } from '../../domain/events.js'
-import type { EventLogService } from '../ports/event-log.js'
-import type { EventStoreService } from '../ports/event-store.js'
+import type { EventLogService } from '../../ports/event-log.js'
+import type { EventStoreService } from '../../ports/event-store.js'
 import { makeDispatcher } from './dispatcher.js'
 
 /** Where a catch-up subscriber's durable checkpoint lives (the SQLite file, or the document store). */

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../ports/event-store.js'
-import type { EventHandler } from '../ports/event-log.js'
+import type { RecordedEvent } from '../../ports/event-store.js'
+import type { EventHandler } from '../../ports/event-log.js'
 
 export interface DispatcherOptions {
   readonly concurrency: number

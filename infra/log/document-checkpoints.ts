@@ -1,5 +1,5 @@
 import { Effect } from 'effect'
-import type { DocumentStoreService } from '../ports/document-store.js'
+import type { DocumentStoreService } from '../../ports/document-store.js'
 import type { CheckpointStore } from './catch-up.js'
 
 /** Checkpoints kept in the document store, for catch-up subscribers of an event store that has no place for them. */

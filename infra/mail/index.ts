@@ -1,8 +1,8 @@
 import { join } from 'node:path'
 import { Effect } from 'effect'
 import { makeNodemailerMailer } from './nodemailer-mailer.js'
-import { Mailer, MailOutbox, type MailerService, type MailOutboxService } from './ports.js'
-import type { DocumentStoreService } from '../ports/document-store.js'
+import { Mailer, MailOutbox, type MailerService, type MailOutboxService } from '../../ports/mail.js'
+import type { DocumentStoreService } from '../../ports/document-store.js'
 import { makeStagedTokensDocuments } from './staged-tokens-documents.js'
 import { makeStagedTokensFolder } from './staged-tokens-folder.js'
 

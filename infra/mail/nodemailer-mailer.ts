@@ -3,7 +3,7 @@ import { rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Effect } from 'effect'
 import { createTransport } from 'nodemailer'
-import { MailUnavailable, type MailerService } from './ports.js'
+import { MailUnavailable, type MailerService } from '../../ports/mail.js'
 
 export interface MailerOptions {
   /** Every message is written here as `<id>.eml` (RFC 822), whether or not SMTP is configured. */

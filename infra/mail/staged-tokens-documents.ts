@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
-import type { DocumentStoreService } from '../ports/document-store.js'
-import { MailUnavailable, type MailOutboxService } from './ports.js'
+import type { DocumentStoreService } from '../../ports/document-store.js'
+import { MailUnavailable, type MailOutboxService } from '../../ports/mail.js'
 
 const COLLECTION = 'staged_mail_tokens'
 

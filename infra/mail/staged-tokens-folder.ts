@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Effect } from 'effect'
-import { MailUnavailable, type MailOutboxService } from './ports.js'
+import { MailUnavailable, type MailOutboxService } from '../../ports/mail.js'
 
 const HASH = /^[0-9a-f]{64}$/
 

@@ -1,7 +1,7 @@
 import { Effect } from 'effect'
 import { MongoClient, type Filter as MongoFilter, type Document } from 'mongodb'
-import type { Doc, DocumentStoreService, Filter, FilterValue } from '../ports/document-store.js'
-import { StoreUnavailable } from '../ports/event-store.js'
+import type { Doc, DocumentStoreService, Filter, FilterValue } from '../../ports/document-store.js'
+import { StoreUnavailable } from '../../ports/event-store.js'
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 

@@ -1,6 +1,6 @@
 import { Effect, Layer } from 'effect'
-import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FindOptions } from '../ports/document-store.js'
-import { StoreUnavailable } from '../ports/event-store.js'
+import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FindOptions } from '../../ports/document-store.js'
+import { StoreUnavailable } from '../../ports/event-store.js'
 import { openDatabase } from './database.js'
 
 const SAFE_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/

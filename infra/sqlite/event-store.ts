@@ -4,7 +4,7 @@ import { Effect, Layer } from 'effect'
 import {
   EventStore, StoreUnavailable, WrongExpectedRevision,
   type AppendResult, type EventStoreService, type ExpectedRevision, type NewEvent, type RecordedEvent,
-} from '../ports/event-store.js'
+} from '../../ports/event-store.js'
 import { openDatabase } from './database.js'
 
 const SCHEMA = `

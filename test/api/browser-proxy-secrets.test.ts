@@ -5,7 +5,7 @@ import { Effect } from 'effect'
 import { SecretBox } from '../../domain/secret-box.js'
 import { openProxyPassword } from '../../domain/job/spec-secrets.js'
 import type { JobSpec } from '../../domain/job/spec.js'
-import { EventStore } from '../../infra/ports/event-store.js'
+import { EventStore } from '../../ports/event-store.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { startService } from '../helpers/service.js'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Effect } from 'effect'
 import { revokeApiKey } from '../../commands/orgs.js'
-import { EventStore } from '../../infra/ports/event-store.js'
+import { EventStore } from '../../ports/event-store.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { startService, waitFor } from '../helpers/service.js'
 

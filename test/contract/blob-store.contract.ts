@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { Effect, Either } from 'effect'
 import type { Test } from 'tap'
-import type { BlobStoreService } from '../../infra/ports/blob-store.js'
+import type { BlobStoreService } from '../../ports/blob-store.js'
 
 /** The BlobStore port's contract: every adapter (local folder, Azure Blob Storage, ...) must pass it unchanged. */
 export interface BlobStoreFixture {

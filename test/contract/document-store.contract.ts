@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
 import type { Test } from 'tap'
-import type { Doc, DocumentStoreService, Filter, FindOptions } from '../../infra/ports/document-store.js'
+import type { Doc, DocumentStoreService, Filter, FindOptions } from '../../ports/document-store.js'
 
 /** The DocumentStore port's contract: every adapter (SQLite, MongoDB, ...) must pass it unchanged. */
 export interface DocumentStoreFixture {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { Effect } from 'effect'
 import type { Test } from 'tap'
-import type { EventLogService, Subscription, SubscriptionOptions } from '../../infra/ports/event-log.js'
-import type { EventStoreService, NewEvent, RecordedEvent } from '../../infra/ports/event-store.js'
+import type { EventLogService, Subscription, SubscriptionOptions } from '../../ports/event-log.js'
+import type { EventStoreService, NewEvent, RecordedEvent } from '../../ports/event-store.js'
 
 /** The EventLog port's contract: the catch-up subscription and the Kafka relay must both pass it. */
 export interface EventLogFixture {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Effect, Either } from 'effect'
 import type { Test } from 'tap'
-import type { EventStoreService, ExpectedRevision, NewEvent } from '../../infra/ports/event-store.js'
+import type { EventStoreService, ExpectedRevision, NewEvent } from '../../ports/event-store.js'
 
 /** The EventStore port's contract: every adapter (SQLite, EventStoreDB, ...) must pass it unchanged. */
 export interface EventStoreFixture {

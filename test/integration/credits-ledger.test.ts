@@ -2,9 +2,9 @@ import t from 'tap'
 import { join } from 'node:path'
 import { Effect, Layer } from 'effect'
 import { creditsProjection, CREDIT_USAGE, keyDayCounterId, orgCounterId, usageId, USAGE_COUNTERS } from '../../projections/credits.js'
-import { DocumentStore } from '../../infra/ports/document-store.js'
+import { DocumentStore } from '../../ports/document-store.js'
 import { makeSqliteDocumentStore } from '../../infra/sqlite/document-store.js'
-import type { RecordedEvent } from '../../infra/ports/event-store.js'
+import type { RecordedEvent } from '../../ports/event-store.js'
 import { tempDataDir } from '../helpers/service.js'
 
 const docs = makeSqliteDocumentStore(join(tempDataDir('ledger'), 'readmodels.db'))

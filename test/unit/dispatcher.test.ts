@@ -1,6 +1,6 @@
 import t from 'tap'
 import { makeDispatcher, type DispatcherOptions } from '../../infra/log/dispatcher.js'
-import type { RecordedEvent } from '../../infra/ports/event-store.js'
+import type { RecordedEvent } from '../../ports/event-store.js'
 
 const event = (position: number, stream: string, revision = 0): RecordedEvent => ({
   event_id: `e${position}`, type: 'Step', org_id: 'o1', occurred_at: '2024-05-01T12:00:00.000Z', data: {},
