@@ -3,12 +3,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Effect } from 'effect'
 import t from 'tap'
+import { makeCatchUpLog } from '../../infra/log/catch-up.js'
+import { documentCheckpoints } from '../../infra/log/document-checkpoints.js'
+import { makeStagedTokensDocuments } from '../../infra/mail/staged-tokens-documents.js'
 import { sqliteCatchUpLog } from '../../infra/sqlite/checkpoints.js'
 import { makeSqliteDocumentStore } from '../../infra/sqlite/document-store.js'
 import { makeSqliteEventStore } from '../../infra/sqlite/event-store.js'
 import { documentStoreContract } from './document-store.contract.js'
 import { eventLogContract } from './event-log.contract.js'
 import { eventStoreContract } from './event-store.contract.js'
+import { mailOutboxContract } from './mail-outbox.contract.js'
 
 /** A fresh temp folder per fixture, removed by its cleanup. */
 const tempFile = (name: string) => {
@@ -33,4 +37,22 @@ eventLogContract(t, 'SQLite catch-up', async () => {
   const store = makeSqliteEventStore(file)
   const log = sqliteCatchUpLog(store, { pollIntervalMs: 20 })
   return { store, log, cleanup: async () => { await Effect.runPromise(store.close()); remove() } }
+})
+
+// The combination an event store without a checkpoint table uses (infra/adapters.ts): checkpoints in the document store.
+eventLogContract(t, 'SQLite catch-up, checkpoints in the SQLite document store', async () => {
+  const { file, remove } = tempFile('events.db')
+  const store = makeSqliteEventStore(file)
+  const docs = makeSqliteDocumentStore(file.replace(/events\.db$/, 'docs.db'))
+  const log = makeCatchUpLog(store, documentCheckpoints(docs), { pollIntervalMs: 20, appended: store.appended })
+  return {
+    store, log,
+    cleanup: async () => { await Effect.runPromise(store.close()); await Effect.runPromise(docs.close()); remove() },
+  }
+})
+
+mailOutboxContract(t, 'staged tokens in the SQLite document store', async () => {
+  const { file, remove } = tempFile('docs.db')
+  const docs = makeSqliteDocumentStore(file)
+  return { outbox: makeStagedTokensDocuments(docs), cleanup: async () => { await Effect.runPromise(docs.close()); remove() } }
 })
