@@ -6,11 +6,10 @@ import type { AccountContext } from './account/context.js'
 import { accountRoutes } from './account/index.js'
 import { ACCOUNT_OPENAPI_TAG, ACCOUNT_SECURITY_SCHEMES } from './account/openapi.js'
 import type { ApiContext, RouteContext } from './context.js'
-import { makeReservations } from './admission-reservations.js'
-import { makeKeyedMutex } from './keyed-mutex.js'
 import { makeRateWindow } from './rate-window.js'
 import { downloadRoutes } from './downloads.js'
 import { ErrorBodySchema, sendError } from './errors.js'
+import { correlationIdOf } from './event-metadata.js'
 import { JobRequestSchema } from './v1/job-request-schema.js'
 import { JobViewSchema } from './v1/job-view.js'
 import { jobRoutes } from './v1/jobs.js'
@@ -40,6 +39,9 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
     bodyLimit: 2 * 1024 * 1024,
     ajv: { customOptions: { strict: false } },
     return503OnClosing: true,
+    // One correlation-id source: the request id doubles as the correlation id of the events the request causes.
+    requestIdHeader: false,
+    genReqId: correlationIdOf,
   })
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart === 'body') return () => true
@@ -70,7 +72,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   app.get('/healthz', { schema: { tags: ['ops'], summary: 'Liveness', response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }))
 
-  const routeCtx: RouteContext = { ...ctx, rateWindow: makeRateWindow(), admission: makeKeyedMutex(), reservations: makeReservations() }
+  const routeCtx: RouteContext = { ...ctx, rateWindow: makeRateWindow() }
   await app.register(async (scope) => jobRoutes(scope, routeCtx))
   await app.register(async (scope) => keyRoutes(scope, routeCtx))
   await app.register(async (scope) => orgRoutes(scope, routeCtx))

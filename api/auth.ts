@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Forbidden, LimitExceeded, Unauthenticated } from '../domain/errors.js'
 import { ipAllowed } from '../domain/ip-allowlist.js'
-import { rateBreach, type LimitBreach } from '../domain/limits.js'
+import { rateBreach, retryAfterSeconds, type LimitBreach } from '../domain/limits.js'
 import { authenticateApiKey, type ApiPrincipal } from '../projections/key-queries.js'
 import type { RouteContext } from './context.js'
 
@@ -13,7 +13,7 @@ declare module 'fastify' {
 
 export const limitExceeded = (breach: LimitBreach, now: number) => new LimitExceeded({
   code: breach.code, message: breach.message, limit: breach.limit, remaining: breach.remaining,
-  resetAt: breach.resetAt, retryAfterSeconds: Math.max(1, Math.ceil((breach.resetAt - now) / 1000)),
+  resetAt: breach.resetAt, retryAfterSeconds: retryAfterSeconds(breach, now),
 })
 
 /**
@@ -21,8 +21,13 @@ export const limitExceeded = (breach: LimitBreach, now: number) => new LimitExce
  * logged and reported in `X-RateLimit-Observed`.
  */
 export const enforce = (request: FastifyRequest, reply: FastifyReply, principal: ApiPrincipal, breaches: readonly LimitBreach[], now: number) => {
+  if (breaches.length > 0 && principal.limits.enforcement_mode === 'block') throw limitExceeded(breaches[0]!, now)
+  observe(request, reply, principal, breaches)
+}
+
+/** Breaches a key in `observe` mode let pass: logged, and named in `X-RateLimit-Observed`. */
+export const observe = (request: FastifyRequest, reply: FastifyReply, principal: ApiPrincipal, breaches: readonly { readonly code: string }[]) => {
   if (breaches.length === 0) return
-  if (principal.limits.enforcement_mode === 'block') throw limitExceeded(breaches[0]!, now)
   request.log.warn({ key_id: principal.key_id, org_id: principal.org_id, limits: breaches.map((b) => b.code) }, 'limit exceeded (observe mode)')
   reply.header('X-RateLimit-Observed', breaches.map((b) => b.code).join(', '))
 }

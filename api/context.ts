@@ -3,10 +3,11 @@ import type { Allowlist } from '../domain/address-policy.js'
 import type { BlobStore } from '../ports/blob-store.js'
 import type { DocumentStore } from '../ports/document-store.js'
 import type { EventStore } from '../ports/event-store.js'
-import type { Reservations } from './admission-reservations.js'
+import type { HostResolver } from '../ports/host-resolver.js'
+import type { Usage } from '../ports/usage.js'
 import type { RateWindow } from './rate-window.js'
 
-export type ApiServices = EventStore | DocumentStore | BlobStore
+export type ApiServices = EventStore | DocumentStore | BlobStore | Usage | HostResolver
 
 /** What the HTTP layer needs from the process: a way to run effects, and settings. */
 export interface ApiContext {
@@ -23,9 +24,6 @@ export interface ApiContext {
 /** Per-process guards the routes share. */
 export interface ApiGuards {
   readonly rateWindow: RateWindow
-  /** Serializes one organization's admissions so concurrent submissions see each other. */
-  readonly admission: <A>(orgId: string, section: () => Promise<A>) => Promise<A>
-  readonly reservations: Reservations
 }
 
 export type RouteContext = ApiContext & ApiGuards

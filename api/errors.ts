@@ -50,7 +50,8 @@ export const sendError = (error: unknown, request: FastifyRequest, reply: Fastif
         return reply.code(403).send(errorBody(error.code as string, error.message as string))
       case 'Unauthenticated':
         return reply.code(401).send(errorBody(error.code as string, error.message as string))
-      case 'LimitExceeded': {
+      case 'LimitExceeded':
+      case 'AdmissionRejected': {
         const resetSeconds = Math.ceil((error.resetAt as number) / 1000)
         return reply.code(429)
           .header('X-RateLimit-Limit', String(error.limit))

@@ -13,6 +13,7 @@ export interface SubmitJob {
   readonly org_id: string
   readonly api_key_id: string | null
   readonly spec: JobSpec
+  readonly now?: Date
   readonly metadata: EventMetadata
 }
 
@@ -26,7 +27,7 @@ export const submitJob = (input: SubmitJob) =>
   Effect.gen(function* () {
     const jobId = input.spec.idempotency_token !== undefined ? idempotentJobId(input.org_id, input.spec.idempotency_token) : randomUUID()
     const command: JobCommand = {
-      _tag: 'RequestJob', job_id: jobId, org_id: input.org_id, api_key_id: input.api_key_id, spec: input.spec, now: new Date().toISOString(),
+      _tag: 'RequestJob', job_id: jobId, org_id: input.org_id, api_key_id: input.api_key_id, spec: input.spec, now: (input.now ?? new Date()).toISOString(),
     }
     const ctx: CommandContext = { org_id: input.org_id, metadata: input.metadata }
     return yield* handle(jobDecider, jobStream(jobId), command, ctx).pipe(

@@ -217,3 +217,16 @@ export const checkTargetUrl = (raw: string, allowlist: Allowlist): TargetUrlChec
   if (reason) return unsafe(`target_url points to a non-public destination (${reason})`)
   return { ok: true, url }
 }
+
+/**
+ * Submission-time check of the addresses a target's host name resolves to: refused when every one is forbidden (the
+ * name only leads inward). Allowlisted names and `ip:port` entries pass; IP literals were judged by `checkTargetUrl`.
+ * The egress gateway still checks each connection, so a name whose answers change later is refused at fetch time.
+ */
+export const checkResolvedTarget = (url: URL, addresses: readonly string[], allowlist: Allowlist): TargetUrlCheck => {
+  const port = effectivePort(url)
+  if (addresses.length === 0 || isIpLiteral(url.hostname) || isAllowlisted(allowlist, url.hostname, port)) return { ok: true, url }
+  const refused = addresses.map((address) => (isAllowlisted(allowlist, address, port) ? null : forbiddenAddressReason(address)))
+  if (refused.some((reason) => reason === null)) return { ok: true, url }
+  return { ok: false, code: 'unsafe_target_url', message: `target_url's host name resolves only to non-public addresses (${refused[0]})` }
+}

@@ -34,4 +34,18 @@ export class LimitExceeded extends Data.TaggedError('LimitExceeded')<{
   readonly retryAfterSeconds: number
 }> {}
 
-export type DomainError = ValidationFailed | NotFound | StateConflict | Forbidden | Unauthenticated | LimitExceeded
+/**
+ * A job submission over one or more limits of its plan or key (enforced): nothing was created. Carries every breach
+ * and, for the first, the values of the rate-limit headers (answered 429 like LimitExceeded).
+ */
+export class AdmissionRejected extends Data.TaggedError('AdmissionRejected')<{
+  readonly code: string
+  readonly message: string
+  readonly limit: number
+  readonly remaining: number
+  readonly resetAt: number
+  readonly retryAfterSeconds: number
+  readonly breaches: readonly { readonly code: string; readonly message: string }[]
+}> {}
+
+export type DomainError = ValidationFailed | NotFound | StateConflict | Forbidden | Unauthenticated | LimitExceeded | AdmissionRejected

@@ -51,6 +51,9 @@ export const jobAdmissionBreaches = (plan: Plan, key: KeyLimits, usage: UsageSna
   return breaches
 }
 
+/** Seconds a client should wait before retrying after `breach` (at least 1). */
+export const retryAfterSeconds = (breach: LimitBreach, now: number) => Math.max(1, Math.ceil((breach.resetAt - now) / 1000))
+
 /** Requests per minute apply to every v1 call of a key, not only job submissions. */
 export const rateBreach = (key: KeyLimits, requestsThisMinute: number, now: number): LimitBreach | null =>
   requestsThisMinute >= key.rate_limit_rpm

@@ -1,20 +1,17 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { Effect, Option } from 'effect'
-import { idempotentJobId, submitJob } from '../../commands/jobs.js'
-import { jobAdmissionBreaches } from '../../domain/limits.js'
-import { CREDIT_WEIGHTS, PLANS, type PlanName } from '../../domain/plans.js'
-import { admissionUsage } from '../../projections/usage-queries.js'
-import type { Doc } from '../../ports/document-store.js'
+import { submitAdmittedJob } from '../../commands/admit-job.js'
+import type { PlanName } from '../../domain/plans.js'
 import { StateConflict, ValidationFailed } from '../../domain/errors.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
 import { getJob, listJobs } from '../../projections/job-queries.js'
-import { requestedJobDoc } from '../../projections/jobs.js'
+import { JOBS, requestedJobDoc } from '../../projections/jobs.js'
+import { waitForPosition } from '../../projections/read-your-writes.js'
 import { artifactDownload } from '../../projections/artifact-queries.js'
-import { enforce, principalOf, requireApiKey } from '../auth.js'
+import { observe, principalOf, requireApiKey } from '../auth.js'
 import type { RouteContext } from '../context.js'
+import { requestMetadata } from '../event-metadata.js'
 import { jobView } from './job-view.js'
-import { errors, security, waitForDoc } from './route-helpers.js'
+import { errors, security } from './route-helpers.js'
 
 const isTimeZone = (zone: string) => {
   try { new Intl.DateTimeFormat('en-US', { timeZone: zone }); return true } catch { return false }
@@ -34,40 +31,20 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     const principal = principalOf(request)
     const checked = validateJobSpec(request.body, { allowlist: ctx.settings.ssrfAllowlist, isTimeZone })
     if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
-    const spec = checked.spec
-    const replay = (doc: Doc) => reply.code(200).header('Idempotent-Replayed', 'true').send(jobView(doc))
-    if (spec.idempotency_token !== undefined) {
-      const existing = await ctx.run(Effect.option(getJob(principal.org_id, idempotentJobId(principal.org_id, spec.idempotency_token))))
-      if (Option.isSome(existing)) return replay(existing.value)
-    }
-    const weight = CREDIT_WEIGHTS[spec.job_type]
-    const submitted = await ctx.admission(principal.org_id, async () => {
-      const now = Date.now()
-      const today = new Date(now).toISOString().slice(0, 10)
-      const usage = await ctx.run(admissionUsage(principal.org_id, principal.key_id, new Date(now)))
-      // Counters lag the log a little; this process's own admissions they have not seen yet are added back.
-      const unseen = ctx.reservations.pending(principal.org_id, usage.orgPosition)
-      const ofKey = unseen.filter((r) => r.keyId === principal.key_id)
-      const breaches = jobAdmissionBreaches(PLANS[principal.plan as PlanName], principal.limits, {
-        jobsToday: usage.jobsToday + ofKey.filter((r) => r.day === today).length,
-        activeJobsOrg: usage.activeJobsOrg + unseen.length,
-        activeJobsKey: usage.activeJobsKey + ofKey.length,
-        creditsCommitted: usage.creditsUsed + usage.creditsReserved + unseen.reduce((sum, r) => sum + r.weight, 0),
-      }, weight, spec.job_type, now)
-      enforce(request, reply, principal, breaches, now)
-      const job = await ctx.run(submitJob({
-        org_id: principal.org_id, api_key_id: principal.key_id, spec,
-        metadata: { correlation_id: randomUUID(), causation_id: null, actor: `api_key:${principal.key_id}` },
-      }))
-      if (job.created) ctx.reservations.add(principal.org_id, { position: job.position, keyId: principal.key_id, weight, day: today })
-      return job
-    })
+    const admission = await ctx.run(submitAdmittedJob({
+      org_id: principal.org_id, plan: principal.plan as PlanName,
+      key: { key_id: principal.key_id, limits: principal.limits }, enforcement: principal.limits.enforcement_mode,
+      spec: checked.spec, allowlist: ctx.settings.ssrfAllowlist, now: new Date(),
+      metadata: requestMetadata(request, `api_key:${principal.key_id}`),
+    }))
     // Answered once the job is readable, so a GET right after this answer finds it.
-    const current = await ctx.run(Effect.option(waitForDoc(getJob(principal.org_id, submitted.job_id))))
-    const result = { ...submitted, current }
-    if (result.requested) return reply.code(202).send(jobView(requestedJobDoc(result.requested)))
-    // Another request with the same token created the job a moment ago.
-    if (Option.isSome(result.current)) return replay(result.current.value)
+    const current = await ctx.run(waitForPosition(JOBS, admission.job_id, admission.position))
+    if (admission._tag === 'Created') {
+      observe(request, reply, principal, admission.observed)
+      return reply.code(202).send(jobView(requestedJobDoc(admission.requested)))
+    }
+    if (current) return reply.code(200).header('Idempotent-Replayed', 'true').send(jobView(current))
+    // Another request with the same token created the job a moment ago and it is not readable yet.
     throw new StateConflict({ code: 'idempotent_request_in_progress', message: 'a request with this idempotency_token is being processed; retry shortly' })
   })
 

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Effect } from 'effect'
 import { createApiKey, createOrg, DEFAULT_KEY_LIMITS } from '../../commands/orgs.js'
 import { SCOPES } from '../../domain/scopes.js'
 import { loadConfig, type Role } from '../../infra/config.js'
@@ -29,14 +30,25 @@ export interface ApiAnswer<T = any> {
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
 
 /** Starts the real embedded service (SQLite files in a temp folder, real gateway, real engines) on a free port. */
-export const startService = async (options: { allowlist?: readonly string[]; dataDir?: string; env?: Record<string, string>; roles?: readonly Role[] } = {}) => {
+export interface ServiceOptions {
+  readonly allowlist?: readonly string[]
+  readonly dataDir?: string
+  readonly env?: Record<string, string>
+  readonly roles?: readonly Role[]
+  /** Fixed DNS answers (name → addresses) for submission-time target checks, instead of the system resolver. */
+  readonly dns?: Readonly<Record<string, readonly string[]>>
+}
+
+export const startService = async (options: ServiceOptions = {}) => {
   const dataDir = options.dataDir ?? tempDataDir()
   const port = await freePort()
   const config = loadConfig({
     DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent',
     SSRF_ALLOWLIST: (options.allowlist ?? []).join(','), ...options.env,
   })
-  const adapters = await makeAdapters(config, () => {})
+  const made = await makeAdapters(config, () => {})
+  const dns = options.dns
+  const adapters = dns ? { ...made, hostResolver: { resolve: (name: string) => Effect.succeed(dns[name.toLowerCase()] ?? null) } } : made
   const running: RunningProcess = await startRoles(config, adapters, options.roles ?? config.roles, silent)
   const base = `http://127.0.0.1:${port}`
   const metadata = { correlation_id: 'test', causation_id: null, actor: 'test' }

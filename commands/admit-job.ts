@@ -1,0 +1,95 @@
+import { Effect } from 'effect'
+import { checkResolvedTarget, type Allowlist } from '../domain/address-policy.js'
+import { AdmissionRejected, fieldError, ValidationFailed } from '../domain/errors.js'
+import { jobStream } from '../domain/events.js'
+import type { JobSpec } from '../domain/job/spec.js'
+import { dayOf, jobAdmissionBreaches, retryAfterSeconds, type LimitBreach } from '../domain/limits.js'
+import type { KeyLimits } from '../domain/org/events.js'
+import { CREDIT_WEIGHTS, PLANS, type PlanName } from '../domain/plans.js'
+import { EventStore, type EventMetadata } from '../ports/event-store.js'
+import { HostResolver } from '../ports/host-resolver.js'
+import { Usage } from '../ports/usage.js'
+import { idempotentJobId, submitJob } from './jobs.js'
+
+/** A job submission that must fit the organization's plan and the submitting key's limits. */
+export interface SubmitAdmittedJob {
+  readonly org_id: string
+  readonly plan: PlanName
+  /** The submitting key and its limits; null for jobs the service submits itself (only the plan's limits apply). */
+  readonly key: { readonly key_id: string; readonly limits: KeyLimits } | null
+  /** `block` rejects a job over a limit; `observe` admits it and reports the limits it exceeded. */
+  readonly enforcement: 'block' | 'observe'
+  readonly spec: JobSpec
+  /** SSRF_ALLOWLIST: targets the submission-time DNS check lets through. */
+  readonly allowlist: Allowlist
+  readonly now: Date
+  readonly metadata: EventMetadata
+}
+
+export type Admission =
+  /** A new job; `position` is its JobRequested's log position, `observed` the limits it exceeded in observe mode. */
+  | { readonly _tag: 'Created'; readonly job_id: string; readonly requested: Record<string, unknown>; readonly position: number; readonly observed: readonly LimitBreach[] }
+  /** The idempotency token was used before: the original job, whose JobRequested is at `position`. */
+  | { readonly _tag: 'Replayed'; readonly job_id: string; readonly position: number }
+
+const NO_KEY_LIMITS: KeyLimits = { rate_limit_rpm: Infinity, daily_quota: Infinity, max_concurrent_jobs: null, enforcement_mode: 'block', ip_allowlist: [] }
+
+const rejected = (breaches: readonly LimitBreach[], now: number) => {
+  const first = breaches[0]!
+  return new AdmissionRejected({
+    code: first.code, message: first.message, limit: first.limit, remaining: first.remaining, resetAt: first.resetAt,
+    retryAfterSeconds: retryAfterSeconds(first, now), breaches: breaches.map(({ code, message }) => ({ code, message })),
+  })
+}
+
+/** Log position of an existing job's JobRequested, or null when there is no such job. */
+const requestedPosition = (jobId: string) =>
+  Effect.gen(function* () {
+    const history = yield* (yield* EventStore).readStream(jobStream(jobId))
+    return history[0]?.position ?? null
+  })
+
+/** Refuses a target whose host name resolves only to forbidden addresses (the egress gateway checks again at connect time). */
+const checkTargetResolution = (spec: JobSpec, allowlist: Allowlist) =>
+  Effect.gen(function* () {
+    const url = new URL(spec.target_url)
+    const addresses = yield* (yield* HostResolver).resolve(url.hostname)
+    const checked = checkResolvedTarget(url, addresses ?? [], allowlist)
+    if (!checked.ok) return yield* Effect.fail(new ValidationFailed({ errors: [fieldError('target_url', checked.code, checked.message)] }))
+  })
+
+/**
+ * Admission: the one way a job is submitted (API, monitor runs, recipe runs). Replays an idempotent submission,
+ * checks the target's resolution, then, one admission per organization at a time, checks the plan's and key's
+ * limits against usage (rejecting or observing breaches) and appends JobRequested. A rejected job costs nothing.
+ */
+export const submitAdmittedJob = (input: SubmitAdmittedJob) =>
+  Effect.gen(function* () {
+    const usage = yield* Usage
+    const token = input.spec.idempotency_token
+    const replayed = (jobId: string) => Effect.map(requestedPosition(jobId), (position) =>
+      position === null ? null : { _tag: 'Replayed' as const, job_id: jobId, position })
+    const earlier = token === undefined ? null : yield* replayed(idempotentJobId(input.org_id, token))
+    if (earlier) return earlier
+    yield* checkTargetResolution(input.spec, input.allowlist)
+
+    return yield* usage.serialized(input.org_id, Effect.gen(function* () {
+      // Another submission with the same token may have been admitted while this one waited.
+      const raced = token === undefined ? null : yield* replayed(idempotentJobId(input.org_id, token))
+      if (raced) return raced
+      const now = input.now.getTime()
+      const keyId = input.key?.key_id ?? null
+      const weight = CREDIT_WEIGHTS[input.spec.job_type]
+      const used = yield* usage.snapshot(input.org_id, keyId, input.now)
+      const breaches = jobAdmissionBreaches(PLANS[input.plan], input.key?.limits ?? NO_KEY_LIMITS, used, weight, input.spec.job_type, now)
+      if (breaches.length > 0 && input.enforcement === 'block') return yield* Effect.fail(rejected(breaches, now))
+      const job = yield* submitJob({ org_id: input.org_id, api_key_id: keyId, spec: input.spec, now: input.now, metadata: input.metadata })
+      if (!job.requested) {
+        // Another process admitted the same token first.
+        const original = yield* replayed(job.job_id)
+        return original ?? { _tag: 'Replayed' as const, job_id: job.job_id, position: 0 }
+      }
+      yield* usage.admitted({ orgId: input.org_id, keyId, weight, position: job.position, day: dayOf(input.now.toISOString()) })
+      return { _tag: 'Created' as const, job_id: job.job_id, requested: job.requested, position: job.position, observed: breaches }
+    }))
+  })
