@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { FastifyRequest } from 'fastify'
-import type { EventMetadata } from '../ports/event-store.js'
 
 export const CORRELATION_HEADER = 'x-correlation-id'
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -16,5 +15,5 @@ export const correlationIdOf = (request: IncomingMessage): string => {
 }
 
 /** Metadata of the events a request causes, on behalf of `actor` (`api_key:<id>`, `user:<id>`, `anonymous`). */
-export const requestMetadata = (request: FastifyRequest, actor: string): EventMetadata =>
+export const requestMetadata = (request: FastifyRequest, actor: string) =>
   ({ correlation_id: request.id, causation_id: null, actor })
