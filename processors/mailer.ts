@@ -1,5 +1,6 @@
 import { Effect } from 'effect'
 import { loadUser, recordVerificationEmailSent } from '../commands/users.js'
+import { isEmail } from '../domain/user/email-address.js'
 import { Mailer, MailOutbox } from '../ports/mail.js'
 import type { EventStore, RecordedEvent } from '../ports/event-store.js'
 import type { Run } from './runner.js'
@@ -32,6 +33,11 @@ export const makeMailerProcessor = (options: MailerProcessorOptions, run: Run<Ev
       if (token === null) {
         options.log('verification token missing from the mail outbox: its e-mail cannot be sent', { user_id: userId })
         return
+      }
+      // The stored address is the recipient, byte for byte; one recorded before addresses were validated is not mailed.
+      if (!isEmail(user.email)) {
+        options.log('the stored address is not a valid e-mail address: its verification e-mail is not sent', { user_id: userId })
+        return yield* outbox.remove(tokenHash)
       }
       const link = `${options.publicBaseUrl}/verify?token=${encodeURIComponent(token)}`
       const sent = yield* (yield* Mailer).send({ ...verificationMail({ to: user.email, link, expiresAt }), id: `verify-${event.event_id}` })

@@ -26,7 +26,9 @@ export const identityRoutes = async (app: FastifyInstance, account: AccountConte
     schema: {
       tags, summary: 'Register a user',
       description: 'Creates the user and their organization (Free plan) and sends a verification e-mail whose link (`/verify?token=…`) '
-        + `works once within VERIFICATION_TOKEN_TTL_SECONDS (default 24 h). 422 codes: missing_email, invalid_email, missing_password, password_too_short, password_too_long.`,
+        + 'works once within VERIFICATION_TOKEN_TTL_SECONDS (default 24 h). The address is stored trimmed, lower-cased and in Unicode NFC, '
+        + 'and mailed exactly as stored. 422 codes: missing_email, invalid_email (not a mailbox address, more than 254 characters or a local part over 64 bytes, '
+        + 'a quoted local part, control or invisible characters, invalid Unicode), missing_password, password_too_short, password_too_long.',
       body: CredentialsBody,
       response: { 202: { type: 'null', description: 'Accepted; empty body.' }, 400: MalformedBody, 409: EmailAlreadyUsed, 422: ValidationErrorBody },
     },

@@ -8,7 +8,7 @@ export const CredentialsBody = {
   type: 'object',
   required: ['email', 'password'],
   properties: {
-    email: { type: 'string', format: 'email', maxLength: 254 },
+    email: { type: 'string', format: 'email', maxLength: 254, description: 'A mailbox address (no display name, no quoted local part, no control or invisible characters); stored trimmed, lower-cased and in Unicode NFC.' },
     password: { type: 'string', minLength: 8, maxLength: 1024, description: 'At least 8 characters (registration).' },
   },
 } as const

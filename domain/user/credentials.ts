@@ -1,16 +1,10 @@
 import { fieldError, type FieldError } from '../errors.js'
 import { isPlainObject } from '../validation.js'
-import { normalizeEmail } from './identity.js'
+import { checkEmail } from './email-address.js'
 
 export const PASSWORD_MIN_LENGTH = 8
 /** An upper bound keeps hashing cost bounded; far above any passphrase. */
 export const PASSWORD_MAX_LENGTH = 1024
-const EMAIL_MAX_LENGTH = 254
-
-/** Deliberately simple: one `@`, no spaces, a dot in the domain. Deliverability is proven by the verification e-mail. */
-const EMAIL_SHAPE = /^[^\s@]{1,64}@[^\s@.]+(\.[^\s@.]+)+$/
-
-export const isEmail = (email: string): boolean => email.length <= EMAIL_MAX_LENGTH && EMAIL_SHAPE.test(email)
 
 export interface Credentials {
   readonly email: string
@@ -29,8 +23,10 @@ export const checkCredentials = (input: unknown, purpose: 'register' | 'login'):
   const body = isPlainObject(input) ? input : {}
   const errors: FieldError[] = []
   const { email, password } = body
+  const checkedEmail = typeof email === 'string' && email !== '' ? checkEmail(email) : null
   if (email === undefined || email === null || email === '') errors.push(fieldError('email', 'missing_email', 'email is required'))
-  else if (typeof email !== 'string' || !isEmail(normalizeEmail(email))) errors.push(fieldError('email', 'invalid_email', 'email must be an e-mail address'))
+  else if (checkedEmail === null) errors.push(fieldError('email', 'invalid_email', 'email must be an e-mail address'))
+  else if (!checkedEmail.ok) errors.push(checkedEmail.error)
   if (password === undefined || password === null || password === '') errors.push(fieldError('password', 'missing_password', 'password is required'))
   else if (typeof password !== 'string') errors.push(fieldError('password', 'invalid_password', 'password must be a string'))
   else if (purpose === 'register' && characters(password) < PASSWORD_MIN_LENGTH) {
@@ -38,6 +34,6 @@ export const checkCredentials = (input: unknown, purpose: 'register' | 'login'):
   } else if (characters(password) > PASSWORD_MAX_LENGTH) {
     errors.push(fieldError('password', 'password_too_long', `password must have at most ${PASSWORD_MAX_LENGTH} characters`))
   }
-  if (errors.length > 0) return { ok: false, errors }
-  return { ok: true, value: { email: normalizeEmail(email as string), password: password as string } }
+  if (errors.length > 0 || !checkedEmail?.ok) return { ok: false, errors }
+  return { ok: true, value: { email: checkedEmail.email, password: password as string } }
 }

@@ -1,7 +1,7 @@
 import { Either } from 'effect'
 import type { Decider } from '../decider.js'
 import { StateConflict, ValidationFailed, fieldError } from '../errors.js'
-import { isEmail } from './credentials.js'
+import { isEmail, normalizeEmail } from './email-address.js'
 import { InvalidVerificationToken } from './errors.js'
 import { UserRegistered, UserVerified, VerificationEmailSent, VerificationTokenIssued, type UserEvent } from './events.js'
 
@@ -58,8 +58,8 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState, UserError> 
     switch (command._tag) {
       case 'RegisterUser': {
         if (state.exists) return Either.left(new StateConflict({ code: 'user_exists', message: 'user already exists' }))
-        if (!isEmail(command.email) || command.email !== command.email.toLowerCase()) {
-          return Either.left(new ValidationFailed({ errors: [fieldError('email', 'invalid_email', 'email must be a lower-cased e-mail address')] }))
+        if (!isEmail(command.email) || command.email !== normalizeEmail(command.email)) {
+          return Either.left(new ValidationFailed({ errors: [fieldError('email', 'invalid_email', 'email must be a normalized e-mail address')] }))
         }
         return Either.right([
           new UserRegistered({

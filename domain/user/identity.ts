@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto'
-
-/** E-mail addresses are compared case-insensitively: stored and hashed lower-cased, without surrounding spaces. */
-export const normalizeEmail = (email: string): string => email.trim().toLowerCase()
+import { normalizeEmail } from './email-address.js'
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 

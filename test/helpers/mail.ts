@@ -12,22 +12,25 @@ export interface OutboxMessage {
 const decodeQuotedPrintable = (body: string) =>
   Buffer.from(body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8')
 
+/** Parses one RFC 5322 message: header names lower-cased, folded header lines joined (a long `To:` is folded). */
+export const parseMessage = (raw: string): Omit<OutboxMessage, 'file'> => {
+  const split = raw.indexOf('\n\n')
+  const lines = raw.slice(0, split).replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)
+  const headers = Object.fromEntries(lines.map((line) => {
+    const colon = line.indexOf(':')
+    return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()]
+  }))
+  const body = raw.slice(split + 2)
+  const encoding = headers['content-transfer-encoding']
+  const text = encoding === 'quoted-printable' ? decodeQuotedPrintable(body) : encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body
+  return { headers, text }
+}
+
 /** Reads the `.eml` files the embedded profile writes into DATA_DIR/outbox/. */
 export const outboxMessages = (dataDir: string): OutboxMessage[] => {
   const dir = join(dataDir, 'outbox')
   if (!existsSync(dir)) return []
-  return readdirSync(dir).filter((f) => f.endsWith('.eml')).map((file) => {
-    const raw = readFileSync(join(dir, file), 'utf8')
-    const split = raw.indexOf('\n\n')
-    const headers = Object.fromEntries(raw.slice(0, split).split('\n').map((line) => {
-      const colon = line.indexOf(':')
-      return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()]
-    }))
-    const body = raw.slice(split + 2)
-    const encoding = headers['content-transfer-encoding']
-    const text = encoding === 'quoted-printable' ? decodeQuotedPrintable(body) : encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body
-    return { file, headers, text }
-  })
+  return readdirSync(dir).filter((f) => f.endsWith('.eml')).map((file) => ({ file, ...parseMessage(readFileSync(join(dir, file), 'utf8')) }))
 }
 
 /** Waits for the verification e-mail sent to `to` and answers the link in it. */
