@@ -4,7 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 export const ErrorBodySchema = {
   $id: 'ErrorBody',
   type: 'object',
-  description: 'Every v1 error answers this shape. `error.code` is stable and machine-readable; `details` lists each failing field on 422.',
+  description: 'Every v1 error answers this shape. `error.code` is stable and machine-readable; `details` lists each failing field on 422, and each field at fault on 403 `key_exceeds_creator`.',
   required: ['error'],
   properties: {
     error: {
@@ -47,7 +47,7 @@ export const sendError = (error: unknown, request: FastifyRequest, reply: Fastif
       case 'StateConflict':
         return reply.code(409).send(errorBody(error.code as string, error.message as string))
       case 'Forbidden':
-        return reply.code(403).send(errorBody(error.code as string, error.message as string))
+        return reply.code(403).send(errorBody(error.code as string, error.message as string, error.details as unknown[] | undefined))
       case 'Unauthenticated':
         return reply.code(401).send(errorBody(error.code as string, error.message as string))
       case 'LimitExceeded':

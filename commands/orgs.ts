@@ -4,21 +4,23 @@ import { orgStream } from '../domain/events.js'
 import { orgDecider } from '../domain/org/decider.js'
 import { hashApiKey } from '../domain/secrets.js'
 import type { KeyLimits } from '../domain/org/events.js'
+import { STANDARD_KEY_LIMITS } from '../domain/org/key-bounds.js'
 import type { EventMetadata } from '../ports/event-store.js'
 import { handle } from './handle.js'
 
 const newSecret = () => `sk_${randomBytes(32).toString('base64url')}`
 
-export const DEFAULT_KEY_LIMITS: KeyLimits = {
-  rate_limit_rpm: 600, daily_quota: 50_000, max_concurrent_jobs: null, enforcement_mode: 'block', ip_allowlist: [],
-}
+export const DEFAULT_KEY_LIMITS: KeyLimits = STANDARD_KEY_LIMITS
 
 export interface CreateApiKey {
   readonly org_id: string
   readonly name: string
   readonly scopes: readonly string[]
-  readonly limits: KeyLimits
-  readonly expires_at: string | null
+  /** Omitted limits (and expiry) take defaults: the standard ones, or the creating key's where it is narrower. */
+  readonly limits: Partial<KeyLimits>
+  readonly expires_at?: string | null | undefined
+  /** The API key asking for this one (POST /v1/keys): the new key may allow no more than it. */
+  readonly creator_key_id?: string | undefined
   readonly metadata: EventMetadata
 }
 
@@ -29,7 +31,8 @@ export const createApiKey = (input: CreateApiKey) =>
     const keyId = randomUUID()
     yield* handle(orgDecider, orgStream(input.org_id), {
       _tag: 'CreateApiKey', org_id: input.org_id, key_id: keyId, name: input.name, key_hash: hashApiKey(secret),
-      key_prefix: secret.slice(0, 10), scopes: input.scopes, limits: input.limits, expires_at: input.expires_at, now: new Date().toISOString(),
+      key_prefix: secret.slice(0, 10), scopes: input.scopes, limits: input.limits, expires_at: input.expires_at,
+      creator_key_id: input.creator_key_id, now: new Date().toISOString(),
     }, { org_id: input.org_id, metadata: input.metadata })
     return { key_id: keyId, secret }
   })
@@ -41,5 +44,8 @@ export const createOrg = (input: { readonly name: string; readonly plan: string;
     return { org_id: orgId }
   })
 
-export const revokeApiKey = (input: { readonly org_id: string; readonly key_id: string; readonly metadata: EventMetadata }) =>
-  handle(orgDecider, orgStream(input.org_id), { _tag: 'RevokeApiKey', org_id: input.org_id, key_id: input.key_id, now: new Date().toISOString() }, { org_id: input.org_id, metadata: input.metadata })
+/** `revoker_key_id`: the API key asking, which may only revoke keys that allow no more than itself. */
+export const revokeApiKey = (input: { readonly org_id: string; readonly key_id: string; readonly revoker_key_id?: string; readonly metadata: EventMetadata }) =>
+  handle(orgDecider, orgStream(input.org_id), {
+    _tag: 'RevokeApiKey', org_id: input.org_id, key_id: input.key_id, revoker_key_id: input.revoker_key_id, now: new Date().toISOString(),
+  }, { org_id: input.org_id, metadata: input.metadata })

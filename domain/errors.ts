@@ -18,8 +18,8 @@ export class NotFound extends Data.TaggedError('NotFound')<{ readonly resource: 
 /** A request that is valid but conflicts with the current state (answered 409). */
 export class StateConflict extends Data.TaggedError('StateConflict')<{ readonly code: string; readonly message: string }> {}
 
-/** The caller is authenticated but not allowed (answered 403). */
-export class Forbidden extends Data.TaggedError('Forbidden')<{ readonly code: string; readonly message: string }> {}
+/** The caller is authenticated but not allowed (answered 403); `details` names the fields at fault, when there are such. */
+export class Forbidden extends Data.TaggedError('Forbidden')<{ readonly code: string; readonly message: string; readonly details?: readonly FieldError[] }> {}
 
 /** Missing or invalid credentials (answered 401). */
 export class Unauthenticated extends Data.TaggedError('Unauthenticated')<{ readonly code: string; readonly message: string }> {}

@@ -1,6 +1,7 @@
 import { Effect } from 'effect'
 import { createApiKey, createOrg } from '../commands/orgs.js'
 import { DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
+import { setOrgIpAllowlist } from '../commands/org-settings.js'
 import { SCOPES } from '../domain/scopes.js'
 import { PROJECTIONS } from '../projections/index.js'
 import { loadConfig } from './config.js'
@@ -10,6 +11,7 @@ import { replayProjections } from './replay.js'
 
 const usage = `usage:
   cli org create --name NAME --plan free|starter|pro|business|enterprise
+  cli org ip-allowlist clear --org ORG_ID
   cli replay`
 
 const flag = (args: string[], name: string) => {
@@ -30,6 +32,11 @@ const main = async (args: string[]) => {
       const { org_id } = await run(createOrg({ name, plan, metadata }))
       const key = await run(createApiKey({ org_id, name: 'default', scopes: SCOPES, limits: DEFAULT_KEY_LIMITS, expires_at: null, metadata }))
       process.stdout.write(`${JSON.stringify({ org_id, api_key: key.secret })}\n`)
+    } else if (args[0] === 'org' && args[1] === 'ip-allowlist' && args[2] === 'clear') {
+      const orgId = flag(args, 'org')
+      if (!orgId) throw new Error('--org is required')
+      await run(setOrgIpAllowlist({ org_id: orgId, ip_allowlist: [], metadata }))
+      process.stdout.write(`${JSON.stringify({ org_id: orgId, ip_allowlist: [] })}\n`)
     } else if (args[0] === 'replay') {
       const counts = await replayProjections(adapters, PROJECTIONS, run)
       process.stdout.write(`${JSON.stringify({ replayed: counts })}\n`)

@@ -30,7 +30,7 @@ export const keyRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     preHandler: requireApiKey(ctx, 'keys.manage'),
     schema: {
       tags: ['keys'], summary: 'Create an API key', security,
-      description: `The secret (\`api_key\`) is in this answer only; the service stores its SHA-256. Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}. Defaults: rate_limit_rpm 600, daily_quota 50000, max_concurrent_jobs none (the plan's cap applies; the effective limit is the smaller), enforcement_mode block, ip_allowlist empty (any address), expires_at none. 422 codes: missing_name, invalid_name, missing_scopes, invalid_scopes, invalid_rate_limit_rpm, invalid_daily_quota, invalid_max_concurrent_jobs, invalid_enforcement_mode, invalid_ip_allowlist, invalid_expires_at, unknown_field.`,
+      description: `The secret (\`api_key\`) is in this answer only; the service stores its SHA-256. Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}. A key can only create keys that allow no more than itself: scopes a subset of its own, rate_limit_rpm, daily_quota and max_concurrent_jobs at most its own, enforcement_mode block when it is blocked (unless it holds org.manage), expires_at no later than its own, and an ip_allowlist whose every entry (address or CIDR range) lies within its own (non-empty when its own is). A wider request answers 403 \`key_exceeds_creator\` with one \`details\` entry per wider field (code \`exceeds_creator_<field>\`), and creates nothing. Defaults for omitted fields: rate_limit_rpm 600, daily_quota 50000, max_concurrent_jobs none (the plan's cap applies; the effective limit is the smaller), enforcement_mode block, ip_allowlist empty (any address), expires_at none; where the creating key is narrower, its own value is the default instead (so an omitted field never makes the request fail). 422 codes: missing_name, invalid_name, missing_scopes, invalid_scopes, invalid_rate_limit_rpm, invalid_daily_quota, invalid_max_concurrent_jobs, invalid_enforcement_mode, invalid_ip_allowlist, invalid_expires_at, unknown_field.`,
       body: {
         type: 'object', required: ['name', 'scopes'],
         properties: {
@@ -48,7 +48,7 @@ export const keyRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     const checked = validateKeyRequest(request.body, new Date())
     if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
     const created = await ctx.run(createApiKey({
-      org_id: principal.org_id, ...checked.value,
+      org_id: principal.org_id, ...checked.value, creator_key_id: principal.key_id,
       metadata: { correlation_id: request.id, causation_id: null, actor: `api_key:${principal.key_id}` },
     }))
     const doc = await ctx.run(waitForDoc(getKey(principal.org_id, created.key_id)))
@@ -64,7 +64,7 @@ export const keyRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     preHandler: requireApiKey(ctx, 'keys.manage'),
     schema: {
       tags: ['keys'], summary: 'Revoke an API key', security,
-      description: 'Revoked keys answer 401 from then on. Revoking twice is harmless.',
+      description: 'Revoked keys answer 401 from then on. Revoking twice is harmless. A key can only revoke keys that allow no more than itself (same rule as creation): a wider one answers 403 `key_exceeds_creator` with `details` naming the wider fields.',
       params: { type: 'object', properties: { key_id: { type: 'string', maxLength: 64 } } },
       response: { 200: KeySchema, ...errors(401, 403, 404) },
     },
@@ -72,7 +72,7 @@ export const keyRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     const principal = principalOf(request)
     const { key_id } = request.params as { key_id: string }
     await ctx.run(getKey(principal.org_id, key_id))
-    await ctx.run(revokeApiKey({ org_id: principal.org_id, key_id, metadata: { correlation_id: request.id, causation_id: null, actor: `api_key:${principal.key_id}` } }))
+    await ctx.run(revokeApiKey({ org_id: principal.org_id, key_id, revoker_key_id: principal.key_id, metadata: { correlation_id: request.id, causation_id: null, actor: `api_key:${principal.key_id}` } }))
     return keyView(await ctx.run(waitForDoc(getKey(principal.org_id, key_id), (doc) => doc.revoked_at !== null)))
   })
 }

@@ -29,7 +29,7 @@ export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     preHandler: requireApiKey(ctx, 'org.manage'),
     schema: {
       tags: ['org'], summary: 'Set the organization IP allowlist', security,
-      description: 'v1 calls from addresses outside the list answer 403 `ip_not_allowed` (keys may narrow it further with their own `ip_allowlist`). An empty list allows every address. Code: `invalid_ip_allowlist`.',
+      description: 'v1 calls from addresses outside the list answer 403 `ip_not_allowed` (keys may narrow it further with their own `ip_allowlist`). An empty list allows every address. A list must include the address of the request that sets it (as the service sees it: behind a reverse proxy, configure `TRUST_PROXY`), so an organization cannot lock itself out. 422 codes: `invalid_ip_allowlist`, `missing_ip_allowlist`, `allowlist_excludes_caller`, `unknown_field`. An operator who is locked out anyway clears the list with `npm run --silent cli -- org ip-allowlist clear --org ORG_ID`.',
       body: { type: 'object', required: ['ip_allowlist'], properties: { ip_allowlist: { type: 'array', items: { type: 'string' } } } },
       response: errors(400, 401, 403, 422),
     },
@@ -42,7 +42,7 @@ export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     if (body.ip_allowlist === undefined) problems.push(fieldError('ip_allowlist', 'missing_ip_allowlist', 'ip_allowlist is required'))
     const list = validateIpList(problems, 'ip_allowlist', body.ip_allowlist)
     if (problems.length > 0 || !list) throw new ValidationFailed({ errors: problems })
-    await ctx.run(setOrgIpAllowlist({ org_id: principal.org_id, ip_allowlist: list, metadata: { correlation_id: request.id, causation_id: null, actor: `api_key:${principal.key_id}` } }))
+    await ctx.run(setOrgIpAllowlist({ org_id: principal.org_id, ip_allowlist: list, caller_ip: request.ip, metadata: { correlation_id: request.id, causation_id: null, actor: `api_key:${principal.key_id}` } }))
     return orgView(await ctx.run(waitForDoc(getOrg(principal.org_id), (doc) => JSON.stringify(doc.ip_allowlist) === JSON.stringify(list))))
   })
 

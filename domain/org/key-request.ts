@@ -4,11 +4,12 @@ import { isScope, SCOPES } from '../scopes.js'
 import { integerIn, isPlainObject, oneOf, string, unknownFields, type Errors } from '../validation.js'
 import type { KeyLimits } from './events.js'
 
+/** A key as asked for; omitted limits and expiry are absent here and take their defaults in key-bounds.ts. */
 export interface KeyRequest {
   readonly name: string
   readonly scopes: readonly string[]
-  readonly limits: KeyLimits
-  readonly expires_at: string | null
+  readonly limits: Partial<KeyLimits>
+  readonly expires_at?: string | null
 }
 
 const KNOWN = new Set(['name', 'scopes', 'rate_limit_rpm', 'daily_quota', 'max_concurrent_jobs', 'enforcement_mode', 'ip_allowlist', 'expires_at'])
@@ -22,7 +23,7 @@ export const validateIpList = (errors: Errors, field: string, v: unknown): strin
   return v as string[]
 }
 
-/** POST /v1/keys body: defaults rate_limit_rpm 600, daily_quota 50,000, enforcement_mode block, no IP restriction. */
+/** POST /v1/keys body, checked field by field (422 codes); defaults are chosen by `boundKeyRequest`, which knows the creating key. */
 export const validateKeyRequest = (input: unknown, now: Date): { ok: true; value: KeyRequest } | { ok: false; errors: FieldError[] } => {
   const errors: Errors = []
   if (!isPlainObject(input)) return { ok: false, errors: [fieldError('', 'invalid_body', 'the body must be a JSON object')] }
@@ -41,21 +42,19 @@ export const validateKeyRequest = (input: unknown, now: Date): { ok: true; value
   const concurrent = input.max_concurrent_jobs === null ? undefined : integerIn(errors, 'max_concurrent_jobs', 'invalid_max_concurrent_jobs', input.max_concurrent_jobs, 1, 10_000)
   const mode = oneOf(errors, 'enforcement_mode', 'invalid_enforcement_mode', input.enforcement_mode, ['block', 'observe'] as const)
   const ips = validateIpList(errors, 'ip_allowlist', input.ip_allowlist)
-  let expiresAt: string | null = null
+  let expiresAt: string | null | undefined = input.expires_at === null ? null : undefined
   if (input.expires_at !== undefined && input.expires_at !== null) {
     const t = typeof input.expires_at === 'string' ? Date.parse(input.expires_at) : NaN
     if (Number.isNaN(t) || t <= now.getTime()) errors.push(fieldError('expires_at', 'invalid_expires_at', 'expires_at must be an ISO 8601 time in the future'))
     else expiresAt = new Date(t).toISOString()
   }
   if (errors.length > 0 || name === undefined) return { ok: false, errors }
-  return {
-    ok: true,
-    value: {
-      name: name.trim(), scopes, expires_at: expiresAt,
-      limits: {
-        rate_limit_rpm: rpm ?? 600, daily_quota: daily ?? 50_000, max_concurrent_jobs: concurrent ?? null,
-        enforcement_mode: mode ?? 'block', ip_allowlist: ips ?? [],
-      },
-    },
+  const limits: Partial<KeyLimits> = {
+    ...(rpm !== undefined ? { rate_limit_rpm: rpm } : {}),
+    ...(daily !== undefined ? { daily_quota: daily } : {}),
+    ...(input.max_concurrent_jobs === null ? { max_concurrent_jobs: null } : concurrent !== undefined ? { max_concurrent_jobs: concurrent } : {}),
+    ...(mode !== undefined ? { enforcement_mode: mode } : {}),
+    ...(ips !== undefined ? { ip_allowlist: ips } : {}),
   }
+  return { ok: true, value: { name: name.trim(), scopes, limits, ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}) } }
 }

@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { Test } from 'tap'
 import { runJobCommand } from '../../commands/jobs.js'
+import { setOrgIpAllowlist } from '../../commands/org-settings.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { startService, waitFor } from '../helpers/service.js'
@@ -80,9 +81,11 @@ t.test('IP allowlists: key and organization; outside answers 403 ip_not_allowed'
   t.equal(blocked.status, 403)
   t.equal(blocked.body.error.code, 'ip_not_allowed')
   t.equal((await svc.api('GET', '/v1/jobs', { key: local.api_key })).status, 200)
-  const set = await svc.api('PUT', '/v1/org/ip-allowlist', { key: admin.key, body: { ip_allowlist: ['192.0.2.0/24'] } })
+  const set = await svc.api('PUT', '/v1/org/ip-allowlist', { key: admin.key, body: { ip_allowlist: ['192.0.2.0/24', '127.0.0.1'] } })
   t.equal(set.status, 200)
-  t.same(set.body.ip_allowlist, ['192.0.2.0/24'])
+  t.same(set.body.ip_allowlist, ['192.0.2.0/24', '127.0.0.1'])
+  // A list without the caller is refused over the API (org-allowlist.test.ts); an operator can still set one.
+  await svc.run(setOrgIpAllowlist({ org_id: admin.org_id, ip_allowlist: ['192.0.2.0/24'], metadata: { correlation_id: 't', causation_id: null, actor: 'test' } }))
   await waitFor(async () => (await svc.api('GET', '/v1/jobs', { key: local.api_key })).status === 403)
   t.pass('the organization list applies to every key')
   const invalid = await svc.api('PUT', '/v1/org/ip-allowlist', { key: admin.key, body: { ip_allowlist: ['300.1.1.1'] } })
