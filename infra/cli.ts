@@ -1,12 +1,12 @@
-import { Effect } from 'effect'
+import { ManagedRuntime } from 'effect'
 import { createApiKey, createOrg } from '../commands/orgs.js'
 import { DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
 import { setOrgIpAllowlist } from '../commands/org-settings.js'
 import { SCOPES } from '../domain/scopes.js'
 import { PROJECTIONS } from '../projections/index.js'
 import { loadConfig } from './config.js'
-import { makeAdapters } from './adapters.js'
-import { makeRuntime } from './runtime.js'
+import { appLayer } from './app-layer.js'
+import { promiseRunner } from './runtime.js'
 import { replayProjections } from './replay.js'
 
 const usage = `usage:
@@ -21,8 +21,8 @@ const flag = (args: string[], name: string) => {
 
 const main = async (args: string[]) => {
   const config = loadConfig(process.env)
-  const adapters = await makeAdapters(config, (m, d) => process.stderr.write(`${m} ${d ?? ''}\n`))
-  const { run, runtime } = makeRuntime(adapters)
+  const runtime = ManagedRuntime.make(appLayer(config, (m, d) => process.stderr.write(`${m} ${d ?? ''}\n`)))
+  const run = promiseRunner(runtime.runPromiseExit)
   const metadata = { correlation_id: `cli-${Date.now()}`, causation_id: null, actor: 'cli' }
   try {
     if (args[0] === 'org' && args[1] === 'create') {
@@ -38,7 +38,7 @@ const main = async (args: string[]) => {
       await run(setOrgIpAllowlist({ org_id: orgId, ip_allowlist: [], metadata }))
       process.stdout.write(`${JSON.stringify({ org_id: orgId, ip_allowlist: [] })}\n`)
     } else if (args[0] === 'replay') {
-      const counts = await replayProjections(adapters, PROJECTIONS, run)
+      const counts = await run(replayProjections(PROJECTIONS))
       process.stdout.write(`${JSON.stringify({ replayed: counts })}\n`)
     } else {
       process.stderr.write(`${usage}\n`)
@@ -50,7 +50,6 @@ const main = async (args: string[]) => {
     process.exitCode = 1
   } finally {
     await runtime.dispose()
-    await adapters.close()
   }
 }
 

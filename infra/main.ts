@@ -1,6 +1,6 @@
 import { loadConfig, parseRoles } from './config.js'
-import { makeAdapters } from './adapters.js'
-import { consoleLogger, startRoles } from './process.js'
+import { consoleLogger } from './logger.js'
+import { startProcess } from './process.js'
 
 /** Process entry point: `--roles api,fetcher,...` (or ROLES) selects what this process runs; all roles by default. */
 const rolesArg = process.argv.find((a) => a.startsWith('--roles='))?.slice('--roles='.length)
@@ -9,8 +9,7 @@ const rolesArg = process.argv.find((a) => a.startsWith('--roles='))?.slice('--ro
 const config = loadConfig(process.env)
 const roles = rolesArg ? parseRoles(rolesArg) : config.roles
 const logger = consoleLogger(config.logLevel)
-const adapters = await makeAdapters(config, logger.error)
-const running = await startRoles(config, adapters, roles, logger)
+const running = await startProcess(config, roles, logger)
 logger.info(`scrapeworks started`, { roles, port: roles.includes('api') ? config.port : undefined, data_dir: config.dataDir })
 
 let closing = false

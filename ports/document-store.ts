@@ -25,7 +25,6 @@ export interface DocumentStoreService {
   readonly count: (collection: string, filter: Filter) => Effect.Effect<number, StoreUnavailable>
   /** Removes every document of a collection (used by replay). */
   readonly clear: (collection: string) => Effect.Effect<void, StoreUnavailable>
-  readonly close: () => Effect.Effect<void>
 }
 
 export class DocumentStore extends Context.Tag('DocumentStore')<DocumentStore, DocumentStoreService>() {}

@@ -1,5 +1,5 @@
-import { Context, type Effect } from 'effect'
-import type { RecordedEvent } from './event-store.js'
+import { Context, Data, type Effect } from 'effect'
+import type { RecordedEvent, StoreUnavailable } from './event-store.js'
 
 export interface SubscriptionOptions {
   /** Durable name: the checkpoint (embedded) or consumer group (scale-out). */
@@ -23,11 +23,24 @@ export interface Subscription {
 
 export type EventHandler = (event: RecordedEvent) => Promise<void>
 
+/** The log's own servers (Kafka brokers) could not be reached or refused an operation. */
+export class LogUnavailable extends Data.TaggedError('LogUnavailable')<{ readonly cause: unknown }> {}
+
+/** Why subscribing or moving a checkpoint failed: the log's servers, or the store holding the events or checkpoints. */
+export type EventLogError = LogUnavailable | StoreUnavailable
+
 /** The ordered log fanned out to processors and projections. At-least-once: handlers must be idempotent. */
 export interface EventLogService {
-  readonly subscribe: (options: SubscriptionOptions, handler: EventHandler) => Effect.Effect<Subscription>
+  readonly subscribe: (options: SubscriptionOptions, handler: EventHandler) => Effect.Effect<Subscription, EventLogError>
   /** Moves a subscriber's durable checkpoint (replay rebuilds a read model, then resumes its projector from the end). */
-  readonly setCheckpoint: (name: string, position: number) => Effect.Effect<void>
+  readonly setCheckpoint: (name: string, position: number) => Effect.Effect<void, EventLogError>
 }
 
+/** The log processors and `ordering: 'stream'` projections read: Kafka on scale-out, the store's own log embedded. */
 export class EventLog extends Context.Tag('EventLog')<EventLog, EventLogService>() {}
+
+/**
+ * The event store's own ordered log (catch-up with durable checkpoints): what the relay publishes to Kafka and what
+ * projections needing the total order (`ordering: 'log'`) read. On the embedded profile it is also the EventLog.
+ */
+export class StoreLog extends Context.Tag('StoreLog')<StoreLog, EventLogService>() {}

@@ -49,7 +49,6 @@ export interface EventStoreService {
   readonly readStream: (stream: string) => Effect.Effect<readonly RecordedEvent[], StoreUnavailable>
   /** Events with position greater than `after`, in log order. */
   readonly readAll: (after: number, limit: number) => Effect.Effect<readonly RecordedEvent[], StoreUnavailable>
-  readonly close: () => Effect.Effect<void>
 }
 
 export class EventStore extends Context.Tag('EventStore')<EventStore, EventStoreService>() {}

@@ -26,7 +26,6 @@ export interface OutgoingMail {
 export interface MailerService {
   /** Delivers one message: on the embedded profile an `.eml` file in the outbox folder, and SMTP when configured. */
   readonly send: (mail: OutgoingMail) => Effect.Effect<{ readonly message_id: string }, MailUnavailable>
-  readonly close: () => Promise<void>
 }
 
 export class Mailer extends Context.Tag('Mailer')<Mailer, MailerService>() {}

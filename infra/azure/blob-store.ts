@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
-import { Effect } from 'effect'
+import { Effect, Layer } from 'effect'
 import {
   BlobSASPermissions, BlobServiceClient, generateBlobSASQueryParameters, StorageSharedKeyCredential, type ContainerClient,
 } from '@azure/storage-blob'
-import { BlobNotFound, type BlobStoreService } from '../../ports/blob-store.js'
+import { BlobNotFound, BlobStore, type BlobStoreService } from '../../ports/blob-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 
 export interface AzureBlobOptions {
@@ -22,15 +22,19 @@ const parseConnectionString = (cs: string) => {
   return { accountName: parts.AccountName as string, accountKey: parts.AccountKey as string }
 }
 
-/** Artifacts in a private container; downloads go through short-lived read-only SAS URLs. */
-export const makeAzureBlobStore = async (options: AzureBlobOptions): Promise<BlobStoreService> => {
+const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })
+
+/**
+ * Artifacts in a private container; downloads go through short-lived read-only SAS URLs. The container is created
+ * when missing. The client holds no connection between calls, so there is nothing to release.
+ */
+export const azureBlobStore = (options: AzureBlobOptions): Effect.Effect<BlobStoreService, StoreUnavailable> => Effect.gen(function* () {
   const { accountName, accountKey } = parseConnectionString(options.connectionString)
   const credential = new StorageSharedKeyCredential(accountName, accountKey)
   const service = BlobServiceClient.fromConnectionString(options.connectionString)
   const container: ContainerClient = service.getContainerClient(options.container)
-  await container.createIfNotExists() // no `access` option: the container stays private
+  yield* attempt(() => container.createIfNotExists()) // no `access` option: the container stays private
   const now = options.now ?? Date.now
-  const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })
 
   return {
     put: (key, bytes, contentType) => attempt(async () => {
@@ -55,5 +59,8 @@ export const makeAzureBlobStore = async (options: AzureBlobOptions): Promise<Blo
       }, credential).toString()
       return { url: `${container.getBlockBlobClient(key).url}?${sas}`, expires_at: expiresOn.toISOString() }
     }),
-  }
-}
+  } satisfies BlobStoreService
+})
+
+export const AzureBlobStoreLive = (options: AzureBlobOptions) => Layer.effect(BlobStore, azureBlobStore(options))
+

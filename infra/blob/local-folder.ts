@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import { mkdir, readFile, rm, writeFile, rename } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
-import { Effect, Layer } from 'effect'
+import { Context, Effect, Layer } from 'effect'
 import { BlobNotFound, BlobStore, type BlobStoreService } from '../../ports/blob-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 
@@ -83,4 +83,13 @@ export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService 
   }
 }
 
-export const LocalBlobStoreLayer = (store: BlobStoreService) => Layer.succeed(BlobStore, store)
+/** Checks a signed download URL; only the local-folder blob store has one, since only then the API serves the bytes. */
+export class DownloadVerifier extends Context.Tag('DownloadVerifier')<
+  DownloadVerifier, (key: string, expires: number, name: string, sig: string) => VerifyResult
+>() {}
+
+/** Nothing to release: files are opened and closed per call. */
+export const LocalBlobStoreLive = (options: LocalBlobOptions) => Layer.effectContext(Effect.sync(() => {
+  const store = makeLocalBlobStore(options)
+  return Context.make(BlobStore, store).pipe(Context.add(DownloadVerifier, store.verify))
+}))

@@ -1,10 +1,10 @@
-import { Effect } from 'effect'
+import { Effect, Layer } from 'effect'
 import {
   ANY, EventStoreDBClient, jsonEvent, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError,
   type AllStreamResolvedEvent, type ResolvedEvent,
 } from '@eventstore/db-client'
 import {
-  StoreUnavailable, WrongExpectedRevision, type EventStoreService, type ExpectedRevision, type RecordedEvent,
+  EventStore, StoreUnavailable, WrongExpectedRevision, type EventStoreService, type ExpectedRevision, type RecordedEvent,
 } from '../../ports/event-store.js'
 
 /**
@@ -12,9 +12,7 @@ import {
  * possible: appendToStream with expectedRevision, readStream, readAll over $all without system events.
  * Our envelope's org_id and occurred_at travel in the event metadata.
  */
-export const makeEventStoreDbStore = (connectionString: string): EventStoreService => {
-  const client = EventStoreDBClient.connectionString([connectionString] as unknown as TemplateStringsArray)
-
+const makeEventStoreDbStore = (client: EventStoreDBClient): EventStoreService => {
   const toRecorded = (resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent => {
     const e = resolved.event!
     const meta = e.metadata as { org_id: string; occurred_at: string; correlation_id: string; causation_id: string | null; actor: string }
@@ -75,6 +73,17 @@ export const makeEventStoreDbStore = (connectionString: string): EventStoreServi
       },
       catch: (cause) => new StoreUnavailable({ cause }),
     }),
-    close: () => Effect.promise(() => client.dispose()),
   }
 }
+
+/** The client connects lazily, on its first call, and is disposed when the scope closes. */
+export const eventStoreDbStore = (connectionString: string) => Effect.map(
+  Effect.acquireRelease(
+    Effect.sync(() => EventStoreDBClient.connectionString([connectionString] as unknown as TemplateStringsArray)),
+    (client) => Effect.promise(() => client.dispose()),
+  ),
+  makeEventStoreDbStore,
+)
+
+export const EventStoreDbLive = (connectionString: string) => Layer.scoped(EventStore, eventStoreDbStore(connectionString))
+

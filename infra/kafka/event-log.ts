@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import { Effect } from 'effect'
+import { Effect, Layer } from 'effect'
 import type { Kafka } from 'kafkajs'
 import { makeDispatcher, makeSlots } from '../log/dispatcher.js'
-import type { EventLogService } from '../../ports/event-log.js'
+import { scopedEventLog } from '../log/scoped-log.js'
+import { EventLog, LogUnavailable, type EventLogService } from '../../ports/event-log.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
+import { KafkaCluster } from './client.js'
 import { KNOWN_CATEGORIES, makeTopicEnsurer, topicFor, type TopicSettings } from './topics.js'
 
 export interface KafkaLogOptions {
@@ -94,9 +96,11 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
   const groupOf = (name: string) => `${options.groupPrefix}.${name}`
   const topicsOf = (categories: readonly string[] | undefined) => (categories ?? KNOWN_CATEGORIES).map((c) => topicFor(options.topics.prefix, c))
   const sessionTimeout = options.sessionTimeoutMs ?? 10_000
+  // Broker and connection errors are the log being unavailable, a typed failure for the caller to handle.
+  const attempt = <A>(work: () => Promise<A>) => Effect.tryPromise({ try: work, catch: (cause) => new LogUnavailable({ cause }) })
 
   return {
-    setCheckpoint: (name, position) => Effect.promise(async () => {
+    setCheckpoint: (name, position) => attempt(async () => {
       const admin = options.kafka.admin()
       await admin.connect()
       try {
@@ -108,11 +112,12 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
         }
       } finally { await admin.disconnect() }
     }),
-    subscribe: (subscription, handler) => Effect.promise(async () => {
+    subscribe: (subscription, handler) => attempt(async () => {
       const admin = options.kafka.admin()
       await admin.connect()
-      await makeTopicEnsurer(admin, options.topics)(subscription.categories ?? KNOWN_CATEGORIES)
-      await admin.disconnect()
+      try {
+        await makeTopicEnsurer(admin, options.topics)(subscription.categories ?? KNOWN_CATEGORIES)
+      } finally { await admin.disconnect() }
       const consumer = options.kafka.consumer({
         groupId: groupOf(subscription.name),
         sessionTimeout,
@@ -125,8 +130,7 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
       const inFlight = new Set<number>()
       let finishedMax = 0
       await consumer.connect()
-      await consumer.subscribe({ topics: topicsOf(subscription.categories), fromBeginning: true })
-      await consumer.run({
+      const running = consumer.subscribe({ topics: topicsOf(subscription.categories), fromBeginning: true }).then(() => consumer.run({
         autoCommit: true,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: concurrency,
@@ -156,6 +160,11 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
             clearInterval(beat)
           }
         },
+      }))
+      // A consumer that could not start is disconnected before the failure is reported.
+      await running.catch(async (error: unknown) => {
+        await consumer.disconnect()
+        throw error
       })
       return {
         // The highest position below which everything this subscriber received is finished.
@@ -168,3 +177,11 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
     }),
   }
 }
+
+/** The scale-out event log on the configured cluster; releasing it stops any consumer still running. */
+export const KafkaEventLogLive = (log: (message: string, detail?: unknown) => void) => Layer.scoped(EventLog, Effect.gen(function* () {
+  const cluster = yield* KafkaCluster
+  return yield* scopedEventLog(makeKafkaEventLog({
+    kafka: cluster.client, topics: cluster.topics, groupPrefix: cluster.groupPrefix, sessionTimeoutMs: cluster.sessionTimeoutMs, log,
+  }))
+}))

@@ -1,6 +1,6 @@
-import { Effect } from 'effect'
+import { Effect, type Scope } from 'effect'
 import { CompressionTypes, type Kafka, type Producer } from 'kafkajs'
-import type { EventLogService, Subscription } from '../../ports/event-log.js'
+import { LogUnavailable, type EventLogError, type EventLogService, type Subscription } from '../../ports/event-log.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
 import { categoryOf, makeTopicEnsurer, toMessage, topicFor, KNOWN_CATEGORIES, type TopicSettings } from './topics.js'
 
@@ -41,23 +41,27 @@ export interface RelayOptions {
   readonly lingerMs?: number
 }
 
-/** The relay role: publishes every event of the store's log to Kafka, in order per stream, at least once. */
-export const startRelay = async (options: RelayOptions): Promise<Subscription> => {
-  const producer = options.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false })
-  const admin = options.kafka.admin()
-  await Promise.all([producer.connect(), admin.connect()])
+/**
+ * Publishes every event of the store's log to Kafka, in order per stream, at least once, until the scope closes
+ * (the subscription stops first, then the producer disconnects).
+ */
+export const relayToKafka = (options: RelayOptions): Effect.Effect<Subscription, EventLogError, Scope.Scope> => Effect.gen(function* () {
+  const connect = <A extends { connect: () => Promise<void>; disconnect: () => Promise<void> }>(client: A) => Effect.acquireRelease(
+    Effect.tryPromise({ try: () => client.connect(), catch: (cause) => new LogUnavailable({ cause }) }).pipe(Effect.as(client)),
+    () => Effect.promise(() => client.disconnect()),
+  )
+  const [producer, admin] = yield* Effect.all([
+    connect(options.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false })),
+    connect(options.kafka.admin()),
+  ], { concurrency: 2 })
   const ensureTopics = makeTopicEnsurer(admin, options.topics)
-  await ensureTopics(KNOWN_CATEGORIES)
+  yield* Effect.tryPromise({ try: () => ensureTopics(KNOWN_CATEGORIES), catch: (cause) => new LogUnavailable({ cause }) })
   const send = makeBatchSender(producer, options.topics.prefix, options.lingerMs ?? 5)
-  const subscription = await Effect.runPromise(options.source.subscribe({ name: 'relay', concurrency: 256, maxAttempts: Infinity }, async (event) => {
-    await ensureTopics([categoryOf(event)])
-    await send(event)
-  }))
-  return {
-    checkpoint: subscription.checkpoint,
-    stop: async () => {
-      await subscription.stop()
-      await Promise.all([producer.disconnect(), admin.disconnect()])
-    },
-  }
-}
+  return yield* Effect.acquireRelease(
+    options.source.subscribe({ name: 'relay', concurrency: 256, maxAttempts: Infinity }, async (event) => {
+      await ensureTopics([categoryOf(event)])
+      await send(event)
+    }),
+    (subscription) => Effect.promise(() => subscription.stop()),
+  )
+})

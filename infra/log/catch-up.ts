@@ -2,13 +2,13 @@ import { EventEmitter } from 'node:events'
 import { Effect } from 'effect'
 import { streamCategory } from '../../domain/events.js'
 import type { EventLogService } from '../../ports/event-log.js'
-import type { EventStoreService } from '../../ports/event-store.js'
+import type { EventStoreService, StoreUnavailable } from '../../ports/event-store.js'
 import { makeDispatcher } from './dispatcher.js'
 
 /** Where a catch-up subscriber's durable checkpoint lives (the SQLite file, or the document store). */
 export interface CheckpointStore {
-  readonly load: (name: string) => Promise<number>
-  readonly save: (name: string, position: number) => Promise<void>
+  readonly load: (name: string) => Effect.Effect<number, StoreUnavailable>
+  readonly save: (name: string, position: number) => Effect.Effect<void, StoreUnavailable>
 }
 
 export interface CatchUpOptions {
@@ -27,10 +27,9 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
   const log = options.log ?? (() => {})
 
   return {
-    setCheckpoint: (name, position) => Effect.promise(() => checkpoints.save(name, position)),
-    subscribe: (subscription, handler) => Effect.promise(async () => {
+    setCheckpoint: checkpoints.save,
+    subscribe: (subscription, handler) => Effect.map(checkpoints.load(subscription.name), (start) => {
       const categories = subscription.categories ? new Set(subscription.categories) : null
-      const start = await checkpoints.load(subscription.name)
       let persisted = start
       let saving = Promise.resolve()
       let stopped = false
@@ -42,7 +41,8 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
         onCheckpoint: (position) => {
           if (position <= persisted) return
           persisted = position
-          saving = saving.then(() => checkpoints.save(subscription.name, position)).catch((e) => log(`subscriber ${subscription.name} could not save its checkpoint`, e))
+          saving = saving.then(() => Effect.runPromise(checkpoints.save(subscription.name, position)))
+            .catch((e) => log(`subscriber ${subscription.name} could not save its checkpoint`, e))
         },
         onError: (event, error, attempt) => log(`subscriber ${subscription.name} failed on ${event.type} at ${event.position} (attempt ${attempt})`, error),
       })

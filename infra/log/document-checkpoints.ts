@@ -1,9 +1,19 @@
-import { Effect } from 'effect'
-import type { DocumentStoreService } from '../../ports/document-store.js'
-import type { CheckpointStore } from './catch-up.js'
+import { Effect, Layer } from 'effect'
+import { DocumentStore, type DocumentStoreService } from '../../ports/document-store.js'
+import { StoreLog } from '../../ports/event-log.js'
+import { EventStore } from '../../ports/event-store.js'
+import { makeCatchUpLog, type CatchUpOptions, type CheckpointStore } from './catch-up.js'
+import { scopedEventLog } from './scoped-log.js'
 
 /** Checkpoints kept in the document store, for catch-up subscribers of an event store that has no place for them. */
 export const documentCheckpoints = (docs: DocumentStoreService): CheckpointStore => ({
-  load: async (name) => ((await Effect.runPromise(docs.get('checkpoints', name)))?.position as number | undefined) ?? 0,
-  save: (name, position) => Effect.runPromise(docs.put('checkpoints', { _id: name, position })),
+  load: (name) => Effect.map(docs.get('checkpoints', name), (doc) => (doc?.position as number | undefined) ?? 0),
+  save: (name, position) => docs.put('checkpoints', { _id: name, position }),
 })
+
+/** The store's own log for an event store without room for checkpoints (EventStoreDB): catch-up over EventStore. */
+export const DocumentCheckpointedStoreLogLive = (options: CatchUpOptions) => Layer.scoped(StoreLog, Effect.gen(function* () {
+  const store = yield* EventStore
+  const docs = yield* DocumentStore
+  return yield* scopedEventLog(makeCatchUpLog(store, documentCheckpoints(docs), options))
+}))

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Effect } from 'effect'
+import { Effect, type Scope } from 'effect'
 import { createTransport } from 'nodemailer'
 import { MailUnavailable, type MailerService } from '../../ports/mail.js'
 
@@ -19,11 +19,15 @@ export interface MailerOptions {
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,128}$/
 
-/** Builds each message once with nodemailer's stream transport, keeps it as a file, then relays the same bytes by SMTP. */
-export const makeNodemailerMailer = (options: MailerOptions): MailerService => {
+/**
+ * Builds each message once with nodemailer's stream transport, keeps it as a file, then relays the same bytes by SMTP.
+ * The SMTP connection pool is closed when the scope closes.
+ */
+export const nodemailerMailer = (options: MailerOptions): Effect.Effect<MailerService, never, Scope.Scope> => Effect.gen(function* () {
   mkdirSync(options.outboxDir, { recursive: true, mode: 0o700 })
   const builder = createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
   const smtp = options.smtpUrl ? createTransport(options.smtpUrl) : null
+  if (smtp) yield* Effect.addFinalizer(() => Effect.sync(() => smtp.close()))
   const domain = options.from.match(/@([^>\s]+)/)?.[1] ?? 'localhost'
 
   return {
@@ -41,6 +45,5 @@ export const makeNodemailerMailer = (options: MailerOptions): MailerService => {
       },
       catch: (cause) => new MailUnavailable({ cause }),
     }),
-    close: async () => { smtp?.close() },
-  }
-}
+  } satisfies MailerService
+})

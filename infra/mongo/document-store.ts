@@ -1,6 +1,6 @@
-import { Effect } from 'effect'
+import { Effect, Layer, type Scope } from 'effect'
 import { MongoClient, type Filter as MongoFilter, type Document } from 'mongodb'
-import type { Doc, DocumentStoreService, Filter, FilterValue } from '../../ports/document-store.js'
+import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FilterValue } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -30,14 +30,18 @@ export interface MongoDocumentStoreOptions {
   readonly prefix?: string
 }
 
-export const makeMongoDocumentStore = async (options: MongoDocumentStoreOptions): Promise<DocumentStoreService> => {
-  const client = new MongoClient(options.url, { serverSelectionTimeoutMS: 10_000 })
-  await client.connect()
+const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })
+
+/** Connects and applies the indexes; the client is closed when the scope closes. */
+export const mongoDocumentStore = (options: MongoDocumentStoreOptions): Effect.Effect<DocumentStoreService, StoreUnavailable, Scope.Scope> => Effect.gen(function* () {
+  const client = yield* Effect.acquireRelease(
+    attempt(() => new MongoClient(options.url, { serverSelectionTimeoutMS: 10_000 }).connect()),
+    (connected) => Effect.promise(() => connected.close()),
+  )
   const db = client.db(options.database ?? 'scrapeworks')
   const prefix = options.prefix ?? 'rm_'
   const collection = (name: string) => db.collection<Document>(`${prefix}${name}`)
-  const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })
-  await Promise.all(Object.entries(INDEXES).flatMap(([name, specs]) => specs.map((spec) => collection(name).createIndex(spec))))
+  yield* attempt(() => Promise.all(Object.entries(INDEXES).flatMap(([name, specs]) => specs.map((spec) => collection(name).createIndex(spec)))))
 
   return {
     get: (name, id) => attempt(async () => (await collection(name).findOne({ _id: id as never })) as unknown as Doc | null),
@@ -54,6 +58,8 @@ export const makeMongoDocumentStore = async (options: MongoDocumentStoreOptions)
     }),
     count: (name, filter) => attempt(() => collection(name).countDocuments(toMongoFilter(filter))),
     clear: (name) => attempt(async () => { await collection(name).deleteMany({}) }),
-    close: () => Effect.promise(() => client.close()),
-  }
-}
+  } satisfies DocumentStoreService
+})
+
+export const MongoDocumentStoreLive = (options: MongoDocumentStoreOptions) => Layer.scoped(DocumentStore, mongoDocumentStore(options))
+

@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3'
+import { Effect } from 'effect'
+import { StoreUnavailable } from '../../ports/event-store.js'
 import { makeCatchUpLog, type CatchUpOptions, type CheckpointStore } from '../log/catch-up.js'
 import type { SqliteEventStore } from './event-store.js'
 
@@ -6,9 +8,10 @@ import type { SqliteEventStore } from './event-store.js'
 export const sqliteCheckpoints = (db: Database.Database): CheckpointStore => {
   const get = db.prepare<[string], { position: number }>('select position from checkpoints where name = ?')
   const set = db.prepare('insert into checkpoints (name, position) values (?, ?) on conflict(name) do update set position = excluded.position')
+  const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })
   return {
-    load: async (name) => get.get(name)?.position ?? 0,
-    save: async (name, position) => { if (db.open) set.run(name, position) },
+    load: (name) => attempt(() => get.get(name)?.position ?? 0),
+    save: (name, position) => attempt(() => { if (db.open) set.run(name, position) }),
   }
 }
 

@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3'
 import { Effect, Layer } from 'effect'
 import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FindOptions } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
@@ -41,7 +42,11 @@ const whereClause = (filter: Filter): { sql: string; params: unknown[] } => {
   return { sql: parts.length > 0 ? `where collection = ? and ${parts.join(' and ')}` : 'where collection = ?', params }
 }
 
-export const makeSqliteDocumentStore = (file: string): DocumentStoreService => {
+export interface SqliteDocumentStore extends DocumentStoreService {
+  readonly db: Database.Database
+}
+
+export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   const db = openDatabase(file)
   db.exec('create table if not exists docs (collection text not null, id text not null, body text not null, primary key (collection, id))')
   // SQLite's lower() folds ASCII only; substring search must be case-insensitive for every script.
@@ -65,6 +70,7 @@ export const makeSqliteDocumentStore = (file: string): DocumentStoreService => {
   })
 
   return {
+    db,
     get: (collection, id) => attempt(() => {
       const row = getStmt.get(collection, id)
       return row ? (JSON.parse(row.body) as Doc) : null
@@ -77,8 +83,11 @@ export const makeSqliteDocumentStore = (file: string): DocumentStoreService => {
       return (db.prepare(`select count(*) as n from docs ${where.sql}`).get(collection, ...where.params) as { n: number }).n
     }),
     clear: (collection) => attempt(() => { clearStmt.run(collection) }),
-    close: () => Effect.sync(() => { if (db.open) db.close() }),
   }
 }
 
-export const SqliteDocumentStoreLayer = (file: string) => Layer.succeed(DocumentStore, makeSqliteDocumentStore(file))
+/** The embedded read-model store: its file is opened when the layer is built and closed when it is released. */
+export const SqliteDocumentStoreLive = (file: string) => Layer.scoped(DocumentStore, Effect.acquireRelease(
+  Effect.sync(() => makeSqliteDocumentStore(file)),
+  (store) => Effect.sync(() => { if (store.db.open) store.db.close() }),
+))

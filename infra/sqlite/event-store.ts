@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3'
 import { EventEmitter } from 'node:events'
-import { Effect, Layer } from 'effect'
+import { Effect, type Scope } from 'effect'
 import {
-  EventStore, StoreUnavailable, WrongExpectedRevision,
+  StoreUnavailable, WrongExpectedRevision,
   type AppendResult, type EventStoreService, type ExpectedRevision, type NewEvent, type RecordedEvent,
 } from '../../ports/event-store.js'
 import { openDatabase } from './database.js'
@@ -77,8 +77,9 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
       }).pipe(Effect.tap(() => Effect.sync(() => appended.emit('append')))),
     readStream: (stream) => Effect.try({ try: () => readStreamStmt.all(stream).map(toRecorded), catch: (cause) => new StoreUnavailable({ cause }) }),
     readAll: (after, limit) => Effect.try({ try: () => readAllStmt.all(after, limit).map(toRecorded), catch: (cause) => new StoreUnavailable({ cause }) }),
-    close: () => Effect.sync(() => { if (db.open) db.close() }),
   }
 }
 
-export const SqliteEventStoreLayer = (store: SqliteEventStore) => Layer.succeed(EventStore, store)
+/** The store for the lifetime of a scope: its file is closed when the scope closes. */
+export const sqliteEventStore = (file: string): Effect.Effect<SqliteEventStore, never, Scope.Scope> =>
+  Effect.acquireRelease(Effect.sync(() => makeSqliteEventStore(file)), (store) => Effect.sync(() => { if (store.db.open) store.db.close() }))

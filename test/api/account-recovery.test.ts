@@ -3,7 +3,6 @@ import { Effect } from 'effect'
 import { handle } from '../../commands/handle.js'
 import { emailClaimDecider } from '../../domain/user/email-claim.js'
 import { emailClaimStream, emailHash, userStream } from '../../domain/user/identity.js'
-import { makeMailServices } from '../../infra/mail/index.js'
 import { EventStore } from '../../ports/event-store.js'
 import { makeMailerProcessor } from '../../processors/mailer.js'
 import { outboxMessages, verificationLink } from '../helpers/mail.js'
@@ -42,9 +41,8 @@ t.test('a redelivered VerificationTokenIssued sends nothing twice', async (t) =>
   const userId = (await svc.api('POST', '/login', { body: { email, password: 'correct horse' } })).body.user.id
   const issued = (await userEvents(userId)).find((e) => e.type === 'VerificationTokenIssued')!
 
-  const mail = makeMailServices({ dataDir: svc.dataDir, smtpUrl: null, mailFrom: svc.config.mailFrom })
   const logged: string[] = []
-  const mailer = makeMailerProcessor({ publicBaseUrl: svc.config.publicBaseUrl, log: (m) => logged.push(m) }, (effect) => svc.run(mail.provide(effect)))
+  const mailer = makeMailerProcessor({ publicBaseUrl: svc.config.publicBaseUrl, log: (m) => logged.push(m) }, svc.run)
   await mailer.handle(issued)
   await mailer.handle(issued)
 

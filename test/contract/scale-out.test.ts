@@ -5,13 +5,14 @@ import { join } from 'node:path'
 import { Effect } from 'effect'
 import { Kafka, logLevel } from 'kafkajs'
 import t from 'tap'
-import { makeAzureBlobStore } from '../../infra/azure/blob-store.js'
-import { makeEventStoreDbStore } from '../../infra/eventstoredb/event-store.js'
+import { azureBlobStore } from '../../infra/azure/blob-store.js'
+import { eventStoreDbStore } from '../../infra/eventstoredb/event-store.js'
 import { makeKafkaEventLog } from '../../infra/kafka/event-log.js'
-import { startRelay } from '../../infra/kafka/relay.js'
-import { makeMongoDocumentStore } from '../../infra/mongo/document-store.js'
+import { relayToKafka } from '../../infra/kafka/relay.js'
+import { mongoDocumentStore } from '../../infra/mongo/document-store.js'
 import { sqliteCatchUpLog } from '../../infra/sqlite/checkpoints.js'
 import { makeSqliteEventStore } from '../../infra/sqlite/event-store.js'
+import { acquire } from '../helpers/scoped.js'
 import { blobStoreContract } from './blob-store.contract.js'
 import { documentStoreContract } from './document-store.contract.js'
 import { eventLogContract } from './event-log.contract.js'
@@ -32,14 +33,14 @@ const whenConfigured = (variable: string, what: string, run: (value: string) => 
 whenConfigured('MONGO_URL', 'MongoDB document store', (url) => {
   documentStoreContract(t, 'MongoDB protocol', async () => {
     const database = `contract_${randomUUID().slice(0, 8)}`
-    const store = await makeMongoDocumentStore({ url, database })
-    return { store, cleanup: () => Effect.runPromise(store.close()) }
+    const { value: store, release } = await acquire(mongoDocumentStore({ url, database }))
+    return { store, cleanup: release }
   })
 })
 
 whenConfigured('AZURE_BLOB_CONNECTION_STRING', 'Azure Blob Storage', (connectionString) => {
   blobStoreContract(t, 'Azure Blob Storage (Azurite)', async () => {
-    const store = await makeAzureBlobStore({ connectionString, container: `contract-${randomUUID().slice(0, 8)}` })
+    const store = await Effect.runPromise(azureBlobStore({ connectionString, container: `contract-${randomUUID().slice(0, 8)}` }))
     return { store, cleanup: async () => {} }
   })
 })
@@ -50,18 +51,21 @@ whenConfigured('KAFKA_BROKERS', 'Kafka event log', (brokers) => {
     const store = makeSqliteEventStore(join(dir, 'events.db'))
     const kafka = new Kafka({ clientId: 'contract', brokers: brokers.split(','), logLevel: logLevel.NOTHING })
     const topics = { prefix: `contract-${randomUUID().slice(0, 8)}`, partitions: 4 }
-    const relay = await startRelay({ kafka, topics, source: sqliteCatchUpLog(store, { pollIntervalMs: 20 }), lingerMs: 2 })
+    const relay = await acquire(relayToKafka({ kafka, topics, source: sqliteCatchUpLog(store, { pollIntervalMs: 20 }), lingerMs: 2 }))
     const log = makeKafkaEventLog({ kafka, topics, groupPrefix: topics.prefix, sessionTimeoutMs: 6000 })
     return {
       store, log, totalOrderCheckpoint: false,
-      cleanup: async () => { await relay.stop(); await Effect.runPromise(store.close()); rmSync(dir, { recursive: true, force: true }) },
+      cleanup: async () => { await relay.release(); store.db.close(); rmSync(dir, { recursive: true, force: true }) },
     }
   })
 })
 
 // No EventStoreDB server can be installed on these machines; the suite runs wherever EVENTSTORE_URL is set.
 if (process.env.EVENTSTORE_URL) {
-  eventStoreContract(t, 'EventStoreDB', async () => ({ store: makeEventStoreDbStore(process.env.EVENTSTORE_URL!), cleanup: async () => {} }))
+  eventStoreContract(t, 'EventStoreDB', async () => {
+    const { value: store, release } = await acquire(eventStoreDbStore(process.env.EVENTSTORE_URL!))
+    return { store, cleanup: release }
+  })
 } else {
   t.test('EventStoreDB event store', { skip: 'set EVENTSTORE_URL to run it (no EventStoreDB server in CI)' }, async () => {})
 }

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Effect } from 'effect'
 import t from 'tap'
 import { makeCatchUpLog } from '../../infra/log/catch-up.js'
 import { documentCheckpoints } from '../../infra/log/document-checkpoints.js'
@@ -23,20 +22,20 @@ const tempFile = (name: string) => {
 eventStoreContract(t, 'SQLite', async () => {
   const { file, remove } = tempFile('events.db')
   const store = makeSqliteEventStore(file)
-  return { store, cleanup: async () => { await Effect.runPromise(store.close()); remove() } }
+  return { store, cleanup: async () => { store.db.close(); remove() } }
 })
 
 documentStoreContract(t, 'SQLite', async () => {
   const { file, remove } = tempFile('docs.db')
   const store = makeSqliteDocumentStore(file)
-  return { store, cleanup: async () => { await Effect.runPromise(store.close()); remove() } }
+  return { store, cleanup: async () => { store.db.close(); remove() } }
 })
 
 eventLogContract(t, 'SQLite catch-up', async () => {
   const { file, remove } = tempFile('events.db')
   const store = makeSqliteEventStore(file)
   const log = sqliteCatchUpLog(store, { pollIntervalMs: 20 })
-  return { store, log, cleanup: async () => { await Effect.runPromise(store.close()); remove() } }
+  return { store, log, cleanup: async () => { store.db.close(); remove() } }
 })
 
 // The combination an event store without a checkpoint table uses (infra/adapters.ts): checkpoints in the document store.

@@ -6,8 +6,7 @@ import { Effect } from 'effect'
 import { createApiKey, createOrg, DEFAULT_KEY_LIMITS } from '../../commands/orgs.js'
 import { SCOPES } from '../../domain/scopes.js'
 import { loadConfig, type Role } from '../../infra/config.js'
-import { makeAdapters } from '../../infra/adapters.js'
-import { startRoles, type RunningProcess } from '../../infra/process.js'
+import { startProcess } from '../../infra/process.js'
 
 export const freePort = () => new Promise<number>((resolve, reject) => {
   const server = createServer()
@@ -46,10 +45,9 @@ export const startService = async (options: ServiceOptions = {}) => {
     DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent',
     SSRF_ALLOWLIST: (options.allowlist ?? []).join(','), ...options.env,
   })
-  const made = await makeAdapters(config, () => {})
   const dns = options.dns
-  const adapters = dns ? { ...made, hostResolver: { resolve: (name: string) => Effect.succeed(dns[name.toLowerCase()] ?? null) } } : made
-  const running: RunningProcess = await startRoles(config, adapters, options.roles ?? config.roles, silent)
+  const running = await startProcess(config, options.roles ?? config.roles, silent,
+    dns ? { hostResolver: { resolve: (name: string) => Effect.succeed(dns[name.toLowerCase()] ?? null) } } : {})
   const base = `http://127.0.0.1:${port}`
   const metadata = { correlation_id: 'test', causation_id: null, actor: 'test' }
 

@@ -8,7 +8,7 @@ import type { RecordedEvent } from '../../ports/event-store.js'
 import { tempDataDir } from '../helpers/service.js'
 
 const docs = makeSqliteDocumentStore(join(tempDataDir('ledger'), 'readmodels.db'))
-t.teardown(() => Effect.runPromise(docs.close()))
+t.teardown(() => docs.db.close())
 const apply = (event: RecordedEvent) => Effect.runPromise(Effect.provide(creditsProjection.apply(event), Layer.succeed(DocumentStore, docs)))
 
 let position = 0

@@ -27,7 +27,7 @@ const open = (file: string) => {
   }
   const durableCheckpoint = (name: string) =>
     (store.db.prepare('select position from checkpoints where name = ?').get(name) as { position: number } | undefined)?.position
-  const close = () => Effect.runPromise(store.close())
+  const close = () => store.db.close()
   return { store, subscribe, append, durableCheckpoint, close }
 }
 

@@ -1,0 +1,32 @@
+import { Effect, type Scope } from 'effect'
+import type { EventHandler, EventLogService, Subscription, SubscriptionOptions } from '../../ports/event-log.js'
+
+/**
+ * Ties a log's subscriptions to a scope: whatever is still subscribed when the scope closes is stopped then, so
+ * disposing the runtime leaves no poll loop or Kafka consumer behind even when a role did not stop its own.
+ */
+export const scopedEventLog = (log: EventLogService): Effect.Effect<EventLogService, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const live = new Set<Subscription>()
+    yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all([...live].map((subscription) => subscription.stop()))))
+    return {
+      setCheckpoint: log.setCheckpoint,
+      subscribe: (options, handler) => Effect.map(log.subscribe(options, handler), (subscription) => {
+        let stopping: Promise<void> | undefined
+        const tracked: Subscription = {
+          checkpoint: subscription.checkpoint,
+          stop: () => {
+            live.delete(tracked)
+            stopping ??= subscription.stop()
+            return stopping
+          },
+        }
+        live.add(tracked)
+        return tracked
+      }),
+    }
+  })
+
+/** A subscription for the lifetime of a scope: stopped (its in-flight handlers settled) when the scope closes. */
+export const scopedSubscription = (log: EventLogService, options: SubscriptionOptions, handler: EventHandler) =>
+  Effect.acquireRelease(log.subscribe(options, handler), (subscription) => Effect.promise(() => subscription.stop()))

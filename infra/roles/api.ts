@@ -1,0 +1,35 @@
+import { Effect, Option } from 'effect'
+import { buildApp } from '../../api/app.js'
+import { DownloadVerifier } from '../blob/local-folder.js'
+import type { Config } from '../config.js'
+import { currentRunner } from '../runtime.js'
+
+/** The api role: the HTTP server, listening until the scope closes (then it stops taking requests first). */
+export const apiRole = (config: Config) => Effect.gen(function* () {
+  const run = yield* currentRunner
+  const verifyDownload = yield* Effect.serviceOption(DownloadVerifier)
+  const build = async () => {
+    const app = await buildApp({
+      run,
+      settings: { publicBaseUrl: config.publicBaseUrl, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds, ssrfAllowlist: config.ssrfAllowlist },
+      ...(Option.isSome(verifyDownload) ? { verifyDownload: verifyDownload.value } : {}),
+    }, {
+      logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+      trustProxy: config.trustProxy,
+      account: {
+        run,
+        settings: {
+          jwtSecret: config.jwtSecret, accessTokenTtlSeconds: config.accessTokenTtlSeconds, sessionTtlSeconds: config.sessionTtlSeconds,
+          verificationTokenTtlSeconds: config.verificationTokenTtlSeconds, loginAttemptsPerMinute: config.loginAttemptsPerMinute,
+          secureCookies: config.publicBaseUrl.startsWith('https://'),
+        },
+      },
+    })
+    await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
+      await app.close()
+      throw error
+    })
+    return app
+  }
+  return yield* Effect.acquireRelease(Effect.promise(build), (app) => Effect.promise(() => app.close()))
+})

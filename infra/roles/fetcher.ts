@@ -1,0 +1,55 @@
+import { Effect } from 'effect'
+import { openProxyPassword } from '../../domain/job/spec-secrets.js'
+import { SecretBox } from '../../domain/secret-box.js'
+import { startEgressGateway } from '../../fetchers/egress/index.js'
+import type { EgressLogEntry } from '../../fetchers/egress/types.js'
+import { closeRegexPool } from '../../fetchers/extraction/index.js'
+import { makeLightEngine } from '../../fetchers/light/engine.js'
+import { makeStandardEngine } from '../../fetchers/standard/engine.js'
+import { makeStealthEngine } from '../../fetchers/stealth/engine.js'
+import { EventLog } from '../../ports/event-log.js'
+import { makeJobRunner } from '../../processors/job-runner.js'
+import type { Config } from '../config.js'
+import type { Logger } from '../logger.js'
+import { currentRunner } from '../runtime.js'
+
+/**
+ * The fetcher role: runs requested jobs on the engines, every connection through the egress gateway. Released in
+ * reverse: in-flight jobs are abandoned un-checkpointed (they run again after a restart), then the engines close,
+ * then the gateway. Answers the gateway (tests read its log).
+ */
+export const fetcherRole = (config: Config, logger: Logger) => Effect.gen(function* () {
+  const run = yield* currentRunner
+  const eventLog = yield* EventLog
+  const secretBox = new SecretBox(config.signingSecret)
+  const egressLog = (entry: EgressLogEntry) => { if (entry.decision !== 'allowed') logger.warn('egress', entry) }
+  const gateway = yield* Effect.acquireRelease(
+    Effect.promise(() => startEgressGateway({ allowlist: config.ssrfAllowlist, log: egressLog })),
+    (started) => Effect.promise(() => started.close()),
+  )
+  // Browser engines launch Chromium lazily, on their first job, with the gateway as their only way out.
+  const engines = yield* Effect.acquireRelease(Effect.sync(() => {
+    const browserSettings = { ...config.browser, proxyUrl: gateway.url }
+    return {
+      light: makeLightEngine({ proxyUrl: gateway.url, allowlist: config.ssrfAllowlist }),
+      standard: makeStandardEngine(browserSettings),
+      stealth: makeStealthEngine({
+        ...browserSettings,
+        // A customer proxy gets a gateway listener of its own per job, under the same SSRF policy.
+        startGateway: (upstream) => startEgressGateway({ allowlist: config.ssrfAllowlist, log: egressLog, upstream }),
+        openPassword: (spec) => openProxyPassword(spec, secretBox),
+      }),
+    }
+  }), (started) => Effect.promise(() => Promise.all(Object.values(started).map((engine) => engine.close()))))
+  const runner = makeJobRunner({ engines, workerId: config.workerId, log: logger.error }, run)
+  yield* Effect.acquireRelease(
+    eventLog.subscribe({ name: 'processor.fetcher', categories: ['job'], concurrency: config.fetcherConcurrency }, runner.handle),
+    // Abort first, so stopping does not wait for jobs to finish: an aborted job's event stays unhandled.
+    (subscription) => Effect.promise(async () => {
+      runner.abort()
+      await closeRegexPool()
+      await subscription.stop()
+    }),
+  )
+  return gateway
+})

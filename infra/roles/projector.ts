@@ -1,0 +1,20 @@
+import { Effect } from 'effect'
+import { EventLog, StoreLog } from '../../ports/event-log.js'
+import { PROJECTIONS } from '../../projections/index.js'
+import { scopedSubscription } from '../log/scoped-log.js'
+import { currentRunner } from '../runtime.js'
+
+/**
+ * The projector role: one subscription per read model, on the store's own log when the projection needs the log's
+ * total order, else on the event log (Kafka on scale-out). They stop together when the scope closes.
+ */
+export const projectorRole = Effect.gen(function* () {
+  const run = yield* currentRunner
+  const storeLog = yield* StoreLog
+  const eventLog = yield* EventLog
+  yield* Effect.parallelFinalizers(Effect.forEach(PROJECTIONS, (projection) => scopedSubscription(
+    projection.ordering === 'log' ? storeLog : eventLog,
+    { name: projection.name, categories: projection.categories, concurrency: projection.concurrency },
+    (event) => run(projection.apply(event)),
+  ), { discard: true }))
+})

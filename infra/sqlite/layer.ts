@@ -1,0 +1,17 @@
+import { Context, Effect, Layer } from 'effect'
+import { StoreLog } from '../../ports/event-log.js'
+import { EventStore } from '../../ports/event-store.js'
+import type { CatchUpOptions } from '../log/catch-up.js'
+import { scopedEventLog } from '../log/scoped-log.js'
+import { sqliteCatchUpLog } from './checkpoints.js'
+import { sqliteEventStore } from './event-store.js'
+
+/**
+ * The embedded event store and its own log: catch-up subscriptions with checkpoints in the same SQLite file, woken by
+ * this process's appends. Releasing the layer stops the subscriptions, then closes the file.
+ */
+export const SqliteEventStoreLive = (file: string, catchUp: Omit<CatchUpOptions, 'appended'>) => Layer.scopedContext(Effect.gen(function* () {
+  const store = yield* sqliteEventStore(file)
+  const log = yield* scopedEventLog(sqliteCatchUpLog(store, catchUp))
+  return Context.make(EventStore, store).pipe(Context.add(StoreLog, log))
+}))
