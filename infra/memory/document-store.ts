@@ -109,7 +109,6 @@ export const makeMemoryDocumentStore = (): DocumentStoreService => {
     find,
     count: (name, filter) => attempt(() => filtered(name, filter).length),
     clear: (name) => attempt(() => { collections.delete(name) }),
-    close: () => Effect.void,
   }
 }
 

@@ -67,7 +67,6 @@ export const makeMemoryEventStore = (): MemoryEventStore => {
       }).pipe(Effect.tap(() => Effect.sync(() => appended.emit('append')))),
     readStream: (stream) => Effect.sync(() => (streams.get(stream) ?? []).map((i) => thaw(log[i]!))),
     readAll: (after, limit) => Effect.sync(() => log.slice(Math.max(0, after), Math.max(0, after) + Math.max(0, limit)).map(thaw)),
-    close: () => Effect.void,
   }
 }
 

@@ -1,4 +1,3 @@
-import { Effect } from 'effect'
 import t from 'tap'
 import { makeStagedTokensDocuments } from '../../infra/mail/staged-tokens-documents.js'
 import { makeMemoryBlobStore } from '../../infra/memory/blob-store.js'
@@ -26,6 +25,5 @@ eventLogContract(t, 'in-memory catch-up, checkpoints in the in-memory document s
 })
 
 mailOutboxContract(t, 'staged tokens in the in-memory document store', async () => {
-  const docs = makeMemoryDocumentStore()
-  return { outbox: makeStagedTokensDocuments(docs), cleanup: () => Effect.runPromise(docs.close()) }
+  return { outbox: makeStagedTokensDocuments(makeMemoryDocumentStore()), cleanup: nothingToClean }
 })

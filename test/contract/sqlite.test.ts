@@ -38,7 +38,7 @@ eventLogContract(t, 'SQLite catch-up', async () => {
   return { store, log, cleanup: async () => { store.db.close(); remove() } }
 })
 
-// The combination an event store without a checkpoint table uses (infra/adapters.ts): checkpoints in the document store.
+// The combination an event store without a checkpoint table uses (infra/app-layer.ts): checkpoints in the document store.
 eventLogContract(t, 'SQLite catch-up, checkpoints in the SQLite document store', async () => {
   const { file, remove } = tempFile('events.db')
   const store = makeSqliteEventStore(file)
@@ -46,12 +46,12 @@ eventLogContract(t, 'SQLite catch-up, checkpoints in the SQLite document store',
   const log = makeCatchUpLog(store, documentCheckpoints(docs), { pollIntervalMs: 20, appended: store.appended })
   return {
     store, log,
-    cleanup: async () => { await Effect.runPromise(store.close()); await Effect.runPromise(docs.close()); remove() },
+    cleanup: async () => { store.db.close(); docs.db.close(); remove() },
   }
 })
 
 mailOutboxContract(t, 'staged tokens in the SQLite document store', async () => {
   const { file, remove } = tempFile('docs.db')
   const docs = makeSqliteDocumentStore(file)
-  return { outbox: makeStagedTokensDocuments(docs), cleanup: async () => { await Effect.runPromise(docs.close()); remove() } }
+  return { outbox: makeStagedTokensDocuments(docs), cleanup: async () => { docs.db.close(); remove() } }
 })
