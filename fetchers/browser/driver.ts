@@ -72,7 +72,6 @@ export interface PageSession {
   waitForLoad(timeoutMs: number): Promise<void>
   /** Waits until the page has had no request in flight for `quietMs` (lazy content a scroll triggered), at most `timeoutMs`. */
   waitForNetworkQuiet(quietMs: number, timeoutMs: number): Promise<void>
-  content(): Promise<string>
   url(): string
   screenshot(): Promise<Uint8Array>
   consoleMessages(): readonly ConsoleEntry[]

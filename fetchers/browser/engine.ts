@@ -1,9 +1,11 @@
 import type { JobSpec, JobType } from '../../domain/job/spec.js'
 import { failure, type Engine, type EngineOutcome } from '../engine.js'
 import { browserArtifacts } from './artifacts.js'
-import { BrowserUnavailable, type LaunchedBrowser, type PageSession, type SessionOptions } from './driver.js'
+import { bodyTooLarge, MAX_BODY_BYTES } from '../body-limit.js'
+import { BrowserUnavailable, type LaunchedBrowser, type MainResponse, type PageSession, type SessionOptions } from './driver.js'
 import { describeError, isTargetGone, JobFailure } from './failures.js'
 import { HarRecorder } from './har.js'
+import { DOCUMENT_BODY_SIZE } from './in-page.js'
 import { runPageJob } from './page-job.js'
 import type { BrowserPool, Lease } from './pool.js'
 import { requestFilter } from './request-filter.js'
@@ -45,6 +47,16 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 const needsBody = (spec: JobSpec) =>
   spec.artifact_options.include_response_body || (spec.artifact_options.include_extraction && (spec.extraction?.hooks ?? []).some((h) => h.type === 'jsonpath'))
+
+/**
+ * The main document's decoded size, read in the page before its body is copied out of the browser (the body
+ * arrives whole, so an oversized one must never be asked for). Unknown when the page shows another document.
+ */
+const checkedBodySize = async (session: PageSession, main: MainResponse): Promise<'ok' | 'too_large' | 'unknown'> => {
+  const known = await session.evaluate<{ url: string; size: number } | null>(DOCUMENT_BODY_SIZE).catch(() => null)
+  if (!known || known.url !== main.url) return 'unknown'
+  return known.size > MAX_BODY_BYTES ? 'too_large' : 'ok'
+}
 
 export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
   const run = async (spec: JobSpec, signal: AbortSignal): Promise<EngineOutcome> => {
@@ -112,11 +124,19 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
       let responseBody: { bytes: Uint8Array; contentType?: string } | undefined
       let bodyUnavailable: string | undefined
       if (result.main && needsBody(spec)) {
-        try {
-          const contentType = result.main.headers['content-type']
-          responseBody = { bytes: await result.main.body(), ...(contentType ? { contentType } : {}) }
-        } catch (error) {
-          bodyUnavailable = describeError(error)
+        const checked = await checkedBodySize(session, result.main)
+        if (checked === 'too_large') throw new JobFailure('response_too_large', bodyTooLarge().message)
+        if (checked === 'unknown') bodyUnavailable = 'the document was still loading or had been replaced, so its size could not be checked before copying it'
+        else {
+          try {
+            const contentType = result.main.headers['content-type']
+            const bytes = await result.main.body()
+            if (bytes.byteLength > MAX_BODY_BYTES) throw new JobFailure('response_too_large', bodyTooLarge().message)
+            responseBody = { bytes, ...(contentType ? { contentType } : {}) }
+          } catch (error) {
+            if (error instanceof JobFailure) throw error
+            bodyUnavailable = describeError(error)
+          }
         }
       }
       const artifacts = await browserArtifacts(spec, result.capture, responseBody, har ? {

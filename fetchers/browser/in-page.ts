@@ -32,10 +32,40 @@ export const SCROLL_DOWN = `(async () => { window.scrollBy(0, Math.max(200, wind
 
 export const READY_STATE = 'document.readyState'
 
-/** Every a href, absolute (the DOM resolves them against the document's base URL). */
-export const LINKS = `Array.from(document.querySelectorAll('a[href]'), (a) => a.href).filter((href) => typeof href === 'string' && href !== '')`
+/**
+ * Every a href, absolute (the DOM resolves them against the document's base URL), until their total length
+ * passes `maxChars`: only that much is copied out of the page.
+ */
+export const links = (maxChars: number) => `(() => {
+  const out = [];
+  let total = 0;
+  for (const a of document.querySelectorAll('a[href]')) {
+    const href = a.href;
+    if (typeof href !== 'string' || href === '') continue;
+    total += href.length;
+    if (total > ${maxChars}) break;
+    out.push(href);
+  }
+  return out;
+})()`
 
-/** Visible text as rendered (innerText skips hidden elements, scripts and styles). */
-export const VISIBLE_TEXT = `document.body ? document.body.innerText : ''`
+/** Visible text as rendered (innerText skips hidden elements, scripts and styles), cut at `maxChars`. */
+export const visibleText = (maxChars: number) => `(document.body ? document.body.innerText : '').slice(0, ${maxChars})`
+
+/**
+ * The document as markup, as the drivers' content() builds it (doctype, then the root's outerHTML), or null when
+ * it is longer than `maxChars`: the size is checked inside the page, so an oversized document never reaches us.
+ */
+export const boundedDocumentHtml = (maxChars: number) => `(() => {
+  const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
+  const root = document.documentElement ? document.documentElement.outerHTML : '';
+  return doctype.length + root.length > ${maxChars} ? null : doctype + root;
+})()`
+
+/** The current document's URL and decoded body size, once its body has fully arrived (Navigation Timing). */
+export const DOCUMENT_BODY_SIZE = `(() => {
+  const entry = performance.getEntriesByType('navigation')[0];
+  return entry && entry.responseEnd > 0 ? { url: entry.name, size: entry.decodedBodySize } : null;
+})()`
 
 export const DOCUMENT_TITLE = 'document.title'

@@ -4,7 +4,8 @@ import { detectBlock, hasChallengeMarkers, type BlockVerdict } from './challenge
 import { DISMISS_CONSENT } from './consent.js'
 import type { ConsoleEntry, MainResponse, PageSession } from './driver.js'
 import { isTimeoutError, JobFailure, navigationFailure } from './failures.js'
-import { autoScroll, DOCUMENT_TITLE, LINKS, VISIBLE_TEXT } from './in-page.js'
+import { autoScroll, boundedDocumentHtml, DOCUMENT_TITLE, links, visibleText } from './in-page.js'
+import { bodyTooLarge, MAX_BODY_BYTES } from '../body-limit.js'
 
 /** Upper bound of the default auto-scroll, so an infinite feed cannot use the whole job. */
 const AUTO_SCROLL_MAX_MS = 10_000
@@ -49,6 +50,13 @@ export interface PageJobResult {
   readonly capture: Capture
   readonly blocked: BlockVerdict | null
   readonly details: Record<string, unknown>
+}
+
+/** The rendered document, refused in the page when it is over the body limit (only that much is copied out). */
+const documentHtml = async (session: PageSession): Promise<string> => {
+  const html = await session.evaluate<string | null>(boundedDocumentHtml(MAX_BODY_BYTES))
+  if (html === null || Buffer.byteLength(html) > MAX_BODY_BYTES) throw new JobFailure('response_too_large', bodyTooLarge('rendered document').message)
+  return html
 }
 
 /** Errors of a read that a late navigation (meta refresh, script redirect) interrupted: worth one more try. */
@@ -105,12 +113,12 @@ export const runPageJob = async (options: PageJobOptions): Promise<PageJobResult
 
   let blocked: BlockVerdict | null = null
   if (options.detectBlocks) {
-    let html = await read(() => session.content())
+    let html = await read(() => documentHtml(session))
     // JavaScript challenges clear themselves by navigating to the real page: give them a moment first.
     const until = Date.now() + Math.min(options.challengeWaitMs, Math.max(0, remainingMs() - 1000))
     while (hasChallengeMarkers(html) && Date.now() < until) {
       await new Promise((r) => setTimeout(r, CHALLENGE_POLL_MS))
-      html = await read(() => session.content())
+      html = await read(() => documentHtml(session))
     }
     const stillOnFirstDocument = session.url() === main?.url
     blocked = detectBlock(stillOnFirstDocument ? main?.status : undefined, html, stillOnFirstDocument ? main?.headers ?? {} : {})
@@ -137,14 +145,14 @@ export const runPageJob = async (options: PageJobOptions): Promise<PageJobResult
   }
 
   const opts = spec.artifact_options
-  const html = await read(() => session.content())
+  const html = await read(() => documentHtml(session))
   const capture: Capture = {
     html,
     url: session.url(),
     title: await read(() => session.evaluate<string>(DOCUMENT_TITLE)),
     ...(opts.include_screenshot ? { screenshot: await session.screenshot() } : {}),
-    ...(opts.include_links ? { links: [...new Set(await read(() => session.evaluate<string[]>(LINKS)))] } : {}),
-    ...(opts.include_text ? { text: await read(() => session.evaluate<string>(VISIBLE_TEXT)) } : {}),
+    ...(opts.include_links ? { links: [...new Set(await read(() => session.evaluate<string[]>(links(MAX_BODY_BYTES))))] } : {}),
+    ...(opts.include_text ? { text: await read(() => session.evaluate<string>(visibleText(MAX_BODY_BYTES))) } : {}),
     ...(opts.include_console ? { console: session.consoleMessages() } : {}),
   }
   return { main, navigationMs, capture, blocked, details }

@@ -3,10 +3,11 @@ import { checkTargetUrl, type Allowlist } from '../../domain/address-policy.js'
 import type { HttpMethod, JobSpec } from '../../domain/job/spec.js'
 import { failure, type Engine, type EngineOutcome } from '../engine.js'
 import { commonArtifacts, isHtml } from '../page-artifacts.js'
+import { BodyRefused } from '../body-limit.js'
+import { discardBody, readResponseBody } from './response-body.js'
 
 /** What the light tier presents to targets: Chrome's TLS ClientHello, HTTP/2 settings and header order (impit). */
 export const IMPERSONATED_BROWSER = 'chrome'
-const MAX_BODY_BYTES = 25 * 1024 * 1024
 const EGRESS_DENIED_HEADER = 'x-egress-denied'
 const EGRESS_ERROR_HEADER = 'x-egress-error'
 
@@ -31,16 +32,9 @@ const headersOf = (response: ImpitResponse): Record<string, string> => {
   return out
 }
 
-const readBody = async (response: ImpitResponse): Promise<Uint8Array> => {
-  const declared = Number(response.headers.get('content-length') ?? '0')
-  if (declared > MAX_BODY_BYTES) throw new JobFailure('response_too_large', `response body is larger than ${MAX_BODY_BYTES} bytes`)
-  const bytes = await response.bytes()
-  if (bytes.byteLength > MAX_BODY_BYTES) throw new JobFailure('response_too_large', `response body is larger than ${MAX_BODY_BYTES} bytes`)
-  return bytes
-}
-
 const classifyError = (error: unknown, timedOut: boolean): JobFailure => {
   if (error instanceof JobFailure) return error
+  if (error instanceof BodyRefused) return new JobFailure(error.reason, error.message)
   if (timedOut) return new JobFailure('timeout', 'the target did not answer within timeout_ms')
   const name = (error as Error)?.constructor?.name ?? ''
   const message = (error as Error)?.message ?? String(error)
@@ -102,7 +96,7 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
             const checked = checkTargetUrl(next, options.allowlist)
             if (!checked.ok) throw new JobFailure('unsafe_redirect', `redirect to a forbidden address: ${checked.message}`)
             redirects.push({ url, status: response.status, location: next })
-            await response.arrayBuffer().catch(() => undefined)
+            await discardBody(response)
             method = redirectMethod(response.status, method)
             if (method === 'GET') body = undefined
             url = checked.url.href
@@ -115,11 +109,11 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
           throw failed
         }
         if (policy.retry_on_status.includes(response.status) && policy.retry_methods.includes(spec.method) && attempt < policy.max_attempts) {
-          await response.arrayBuffer().catch(() => undefined)
+          await discardBody(response)
           await backoff(attempt, combined)
           continue
         }
-        const bytes = await readBody(response)
+        const bytes = await readResponseBody(response)
         const contentType = response.headers.get('content-type') ?? undefined
         const html = isHtml(contentType) ? new TextDecoder().decode(bytes) : undefined
         const manifest = {

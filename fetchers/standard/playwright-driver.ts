@@ -127,7 +127,6 @@ const openSession = async (browser: Browser, options: SessionOptions): Promise<P
         await page.waitForLoadState('load', { timeout: timeoutMs }).catch(() => {})
       },
       waitForNetworkQuiet: (quietMs, timeoutMs) => inFlight.quiet(quietMs, timeoutMs),
-      content: () => page.content(),
       url: () => page.url(),
       screenshot: async () => new Uint8Array(await page.screenshot({ type: 'png', timeout: SCREENSHOT_TIMEOUT_MS })),
       consoleMessages: () => consoleEntries,

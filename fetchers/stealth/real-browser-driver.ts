@@ -164,7 +164,6 @@ const openSession = async (browser: Browser, options: SessionOptions, fingerprin
       },
       waitForLoad: waitForComplete,
       waitForNetworkQuiet: (quietMs, timeoutMs) => inFlight.quiet(quietMs, timeoutMs),
-      content: () => page.content(),
       url: () => page.url(),
       screenshot: () => page.screenshot({ type: 'png' }),
       consoleMessages: () => consoleEntries,

@@ -1,0 +1,123 @@
+import t from 'tap'
+import zlib from 'node:zlib'
+import { BOMB_CODINGS, makeBombs, type BombCoding } from '../fixtures/bombs.js'
+import { PRODUCT_PAGE, startFixtureSite } from '../fixtures/site.js'
+import { startService } from '../helpers/service.js'
+
+/** Each bomb is ~1 MB on the wire and 1 GiB inflated: 40 times the 25 MB body limit. */
+const BOMB_SIZE = 2 ** 30
+const MB = 1024 * 1024
+const bombs = await makeBombs(BOMB_SIZE)
+const isCoding = (value: string): value is BombCoding => (BOMB_CODINGS as readonly string[]).includes(value)
+
+const site = await startFixtureSite({
+  '/bomb': (_req, res, url) => {
+    const coding = url.searchParams.get('coding') ?? ''
+    if (!isCoding(coding)) { res.writeHead(400); res.end(); return }
+    res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': coding })
+    res.end(bombs[coding])
+  },
+  // A redirect, and an answer the retry policy retries, whose own bodies are bombs: they must be dropped unread.
+  '/bomb-redirect': (_req, res) => { res.writeHead(302, { location: '/page', 'content-encoding': 'gzip' }); res.end(bombs.gzip) },
+  '/bomb-retry': (_req, res) => { res.writeHead(503, { 'content-type': 'text/html', 'content-encoding': 'br' }); res.end(bombs.br) },
+  '/encoded-page': (_req, res, url) => {
+    const coding = url.searchParams.get('coding') ?? 'gzip'
+    const encoders: Record<string, (b: Buffer) => Buffer> = { gzip: zlib.gzipSync, 'x-gzip': zlib.gzipSync, deflate: zlib.deflateSync, br: zlib.brotliCompressSync }
+    let body: Buffer = Buffer.from(PRODUCT_PAGE)
+    for (const layer of coding.split(',').map((c) => c.trim().toLowerCase())) body = encoders[layer]!(body)
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': coding })
+    res.end(body)
+  },
+  '/corrupt-gzip': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }); res.end('this is not gzip data') },
+})
+const svc = await startService({ allowlist: [`127.0.0.1:${site.port}`] })
+t.teardown(async () => { await svc.close(); await site.close() })
+const { key } = await svc.createOrg('pro')
+
+const submit = async (body: Record<string, unknown>) => {
+  const submitted = await svc.api('POST', '/v1/jobs', { key, body: { job_type: 'light', ...body } })
+  if (submitted.status !== 202) throw new Error(`submission failed: ${submitted.status} ${submitted.text}`)
+  return submitted.body.job_id as string
+}
+const result = async (jobId: string) => (await svc.waitForResult(key, jobId, 120_000)).body
+const runJob = async (body: Record<string, unknown>) => result(await submit(body))
+
+/** Runs `work` while sampling this process's RSS (the service runs in it) and timing /healthz. */
+const underWatch = async <T>(work: () => Promise<T>) => {
+  const rssBefore = process.memoryUsage.rss()
+  let rssPeak = rssBefore
+  let healthzMaxMs = 0
+  let healthzCalls = 0
+  let done = false
+  const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage.rss()) }, 10)
+  const prober = (async () => {
+    while (!done) {
+      const sent = performance.now()
+      const answer = await fetch(`${svc.base}/healthz`)
+      await answer.text()
+      healthzMaxMs = Math.max(healthzMaxMs, performance.now() - sent)
+      healthzCalls += 1
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  })()
+  try {
+    const value = await work()
+    return { value, rssBeforeMb: rssBefore / MB, rssPeakMb: rssPeak / MB, rssGrowthMb: (rssPeak - rssBefore) / MB, healthzMaxMs, healthzCalls }
+  } finally {
+    done = true
+    clearInterval(sampler)
+    await prober
+  }
+}
+
+const figures = (label: string, w: { rssBeforeMb: number; rssPeakMb: number; rssGrowthMb: number; healthzMaxMs: number; healthzCalls: number }) =>
+  `${label}: RSS before ${w.rssBeforeMb.toFixed(0)} MB, peak ${w.rssPeakMb.toFixed(0)} MB (growth ${w.rssGrowthMb.toFixed(0)} MB); /healthz max ${w.healthzMaxMs.toFixed(0)} ms over ${w.healthzCalls} calls`
+
+t.test('three bombs at once (gzip, br, gzip+br nested) fail response_too_large while memory and /healthz stay bounded', async (t) => {
+  const codings = ['gzip', 'br', 'gzip, br'] as const
+  const watched = await underWatch(() => Promise.all(codings.map(async (coding) => runJob({ target_url: `${site.origin}/bomb?coding=${encodeURIComponent(coding)}`, timeout_ms: 60_000 }))))
+  t.comment(figures('three simultaneous 1 GiB bombs', watched))
+  watched.value.forEach((job, i) => {
+    t.equal(job.status, 'failed', `${codings[i]} bomb failed`)
+    t.equal(job.failure_reason, 'response_too_large', `${codings[i]} bomb: response_too_large`)
+    t.same(job.artifacts, [], `${codings[i]} bomb: nothing stored`)
+  })
+  t.ok(watched.rssGrowthMb < 300, `RSS grew ${watched.rssGrowthMb.toFixed(0)} MB (< 300 MB)`)
+  t.ok(watched.healthzMaxMs < 1000, `/healthz answered within ${watched.healthzMaxMs.toFixed(0)} ms (< 1 s)`)
+})
+
+t.test('deflate and zstd bombs, and bombs in redirect and retried answers, are never inflated whole', async (t) => {
+  const watched = await underWatch(() => Promise.all([
+    runJob({ target_url: `${site.origin}/bomb?coding=deflate` }),
+    runJob({ target_url: `${site.origin}/bomb?coding=zstd` }),
+    runJob({ target_url: `${site.origin}/bomb-redirect` }),
+    runJob({ target_url: `${site.origin}/bomb-retry`, retry_policy: { max_attempts: 2, retry_on_status: [503] } }),
+  ]))
+  t.comment(figures('deflate, zstd, redirect and retry bombs', watched))
+  const [deflate, zstd, redirect, retried] = watched.value
+  t.equal(deflate.failure_reason, 'response_too_large')
+  t.equal(zstd.failure_reason, 'response_too_large')
+  t.equal(redirect.status, 'succeeded', 'the redirect hop body was dropped, the target page fetched')
+  t.equal(redirect.manifest.redirects.length, 1)
+  t.equal(site.hits.get('/bomb-retry?'), 2, 'the first 503 was dropped and the request retried')
+  t.equal(retried.failure_reason, 'response_too_large', 'the last 503 is kept, up to the limit')
+  t.ok(watched.rssGrowthMb < 300, `RSS grew ${watched.rssGrowthMb.toFixed(0)} MB (< 300 MB)`)
+})
+
+t.test('encoded pages are decoded: single codings by the client, lists and other spellings layer by layer', async (t) => {
+  for (const coding of ['gzip', 'br', 'deflate', 'gzip, br', 'deflate, gzip', 'GZIP', 'x-gzip']) {
+    const job = await runJob({ target_url: `${site.origin}/encoded-page?coding=${encodeURIComponent(coding)}`, artifact_options: { include_html: true } })
+    t.equal(job.status, 'succeeded', `${coding}: succeeded`)
+    const link = await svc.api('GET', `/v1/jobs/${job.job_id}/artifacts/${job.artifacts[0].artifact_id}`, { key })
+    t.equal(await (await fetch(link.body.url)).text(), PRODUCT_PAGE, `${coding}: the page as written`)
+  }
+})
+
+t.test('a zstd layer inside a list and corrupt data fail with content_encoding_error', async (t) => {
+  const nested = await runJob({ target_url: `${site.origin}/bomb?coding=${encodeURIComponent('zstd, gzip')}` })
+  t.equal(nested.status, 'failed')
+  t.equal(nested.failure_reason, 'content_encoding_error')
+  t.match(nested.failure_message, /zstd/)
+  const corrupt = await runJob({ target_url: `${site.origin}/corrupt-gzip` })
+  t.equal(corrupt.failure_reason, 'content_encoding_error')
+})
