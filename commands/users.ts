@@ -6,6 +6,7 @@ import { decodeEvent } from '../domain/events.js'
 import { StateConflict, Unauthenticated } from '../domain/errors.js'
 import type { Credentials } from '../domain/user/credentials.js'
 import { emailClaimDecider } from '../domain/user/email-claim.js'
+import { personalOrgName } from '../domain/user/personal-org.js'
 import { InvalidVerificationToken } from '../domain/user/errors.js'
 import type { EmailClaimEvent, UserEvent } from '../domain/user/events.js'
 import {
@@ -63,6 +64,14 @@ const claimEmail = (hashOfEmail: string, userId: string, metadata: EventMetadata
     })),
   )
 
+/** Gives the address back unless its user exists (then another registration that took over the same orphaned claim won). */
+const releaseUnregisteredClaim = (hashOfEmail: string, userId: string, metadata: EventMetadata) =>
+  Effect.gen(function* () {
+    if ((yield* loadUser(userId)).exists) return
+    yield* handle(emailClaimDecider, emailClaimStream(hashOfEmail), { _tag: 'ReleaseEmailClaim', email_hash: hashOfEmail, user_id: userId, now: new Date().toISOString() },
+      { org_id: '', metadata })
+  })
+
 export interface RegisterUser {
   readonly credentials: Credentials
   readonly verificationTtlSeconds: number
@@ -72,27 +81,35 @@ export interface RegisterUser {
 /**
  * Registers a user with their own Free organization and issues a verification token. The password is hashed here
  * (argon2id), never in the decider; the clear token is staged in the mail outbox, and only its hash is recorded.
+ * Whatever fails after the address was claimed (organization, outbox, user stream) releases the claim and the staged
+ * token, so the address can be registered again at once. Should the release itself fail, or the process die, the
+ * claim is orphaned and the next registration of the address takes it over after ORPHANED_CLAIM_AFTER_MS.
  */
 export const registerUser = (input: RegisterUser) =>
   Effect.gen(function* () {
     const { email, password } = input.credentials
     const passwordHash = yield* hashPassword(password)
-    const userId = yield* claimEmail(emailHash(email), randomUUID(), input.metadata)
-    const { org_id } = yield* createOrg({ name: email, plan: 'free', metadata: input.metadata })
+    const hashOfEmail = emailHash(email)
+    const outbox = yield* MailOutbox
+    const userId = yield* claimEmail(hashOfEmail, randomUUID(), input.metadata)
     const token = verificationToken(userId, randomBytes(32).toString('base64url'))
     const tokenHash = verificationTokenHash(token)
-    const now = new Date()
-    const outbox = yield* MailOutbox
-    yield* outbox.stage(tokenHash, token)
-    yield* runUserCommand({
-      _tag: 'RegisterUser', user_id: userId, email, password_hash: passwordHash, org_id, token_hash: tokenHash,
-      token_expires_at: new Date(now.getTime() + input.verificationTtlSeconds * 1000).toISOString(), now: now.toISOString(),
-    }, org_id, { metadata: { ...input.metadata, actor: `user:${userId}` } }).pipe(
-      // Two registrations that took over the same orphaned claim: the user stream lets exactly one through.
-      Effect.catchTag('StateConflict', () => Effect.zipRight(outbox.remove(tokenHash),
-        Effect.fail(new StateConflict({ code: 'email_already_used', message: 'this e-mail address is already registered' })))),
+    const register = Effect.gen(function* () {
+      const { org_id } = yield* createOrg({ name: personalOrgName(email), plan: 'free', metadata: input.metadata })
+      const now = new Date()
+      yield* outbox.stage(tokenHash, token)
+      yield* runUserCommand({
+        _tag: 'RegisterUser', user_id: userId, email, password_hash: passwordHash, org_id, token_hash: tokenHash,
+        token_expires_at: new Date(now.getTime() + input.verificationTtlSeconds * 1000).toISOString(), now: now.toISOString(),
+      }, org_id, { metadata: { ...input.metadata, actor: `user:${userId}` } }).pipe(
+        // Two registrations that took over the same orphaned claim: the user stream lets exactly one through.
+        Effect.catchTag('StateConflict', () => Effect.fail(new StateConflict({ code: 'email_already_used', message: 'this e-mail address is already registered' }))),
+      )
+      return { user_id: userId, org_id }
+    })
+    return yield* register.pipe(
+      Effect.onError(() => Effect.all([outbox.remove(tokenHash), releaseUnregisteredClaim(hashOfEmail, userId, input.metadata)], { mode: 'either' }).pipe(Effect.ignore)),
     )
-    return { user_id: userId, org_id }
   })
 
 /** Marks the address verified when the token is the user's pending one and has not expired; a token works once. */

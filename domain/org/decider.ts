@@ -46,6 +46,9 @@ const actingKey = (keys: ReadonlyMap<string, KeyState>, keyId: string | undefine
 
 const exceedsCreator = (message: string, details: FieldError[]) => new Forbidden({ code: 'key_exceeds_creator', message, details })
 
+/** In UTF-16 code units. */
+export const ORG_NAME_MAX_LENGTH = 200
+
 export const orgDecider: Decider<OrgCommand, OrgEvent, OrgState, OrgError> = {
   initialState: { exists: false },
   evolve: (state, event) => {
@@ -69,7 +72,7 @@ export const orgDecider: Decider<OrgCommand, OrgEvent, OrgState, OrgError> = {
       case 'CreateOrg': {
         if (state.exists) return Either.left(new StateConflict({ code: 'org_exists', message: 'organization already exists' }))
         const errors = [
-          ...(command.name.trim() === '' || command.name.length > 200 ? [fieldError('name', 'invalid_name', 'name must be 1-200 characters')] : []),
+          ...(command.name.trim() === '' || command.name.length > ORG_NAME_MAX_LENGTH ? [fieldError('name', 'invalid_name', `name must be 1-${ORG_NAME_MAX_LENGTH} characters`)] : []),
           ...(!isPlanName(command.plan) ? [fieldError('plan', 'invalid_plan', 'plan must be free, starter, pro, business or enterprise')] : []),
         ]
         if (errors.length > 0) return Either.left(new ValidationFailed({ errors }))

@@ -6,7 +6,7 @@ import { Schema } from 'effect'
  */
 export class UserRegistered extends Schema.TaggedClass<UserRegistered>()('UserRegistered', {
   user_id: Schema.String,
-  /** Lower-cased. */
+  /** Normalized (trimmed, lower-cased, NFC): see domain/user/email-address.ts. */
   email: Schema.String,
   /** argon2id PHC string, computed by the command handler. */
   password_hash: Schema.String,
@@ -39,8 +39,9 @@ export const UserEvent = Schema.Union(UserRegistered, VerificationTokenIssued, V
 export type UserEvent = typeof UserEvent.Type
 
 /**
- * The only event of an `email-<sha256(lower-cased e-mail)>` stream. It is appended with expected revision
- * `no_stream`, so of two registrations of one address exactly one claims it: the uniqueness guard of e-mails.
+ * The `email-<sha256(normalized e-mail)>` stream, the uniqueness guard of addresses. The first claim is appended with
+ * expected revision `no_stream`, later ones (after a release) with the stream's revision: of concurrent registrations
+ * of one address exactly one claims it.
  */
 export class EmailClaimed extends Schema.TaggedClass<EmailClaimed>()('EmailClaimed', {
   email_hash: Schema.String,
@@ -48,5 +49,12 @@ export class EmailClaimed extends Schema.TaggedClass<EmailClaimed>()('EmailClaim
   claimed_at: Schema.String,
 }) {}
 
-export const EmailClaimEvent = Schema.Union(EmailClaimed)
+/** A registration that failed after claiming gives the address back, so it can be registered again. */
+export class EmailClaimReleased extends Schema.TaggedClass<EmailClaimReleased>()('EmailClaimReleased', {
+  email_hash: Schema.String,
+  user_id: Schema.String,
+  released_at: Schema.String,
+}) {}
+
+export const EmailClaimEvent = Schema.Union(EmailClaimed, EmailClaimReleased)
 export type EmailClaimEvent = typeof EmailClaimEvent.Type

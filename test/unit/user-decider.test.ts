@@ -3,9 +3,11 @@ import { scenario as scenarioOf } from '../helpers/given-when-then.js'
 import { fold } from '../../domain/decider.js'
 import { decodeEvent, encodeEvent, isKnownEventType } from '../../domain/events.js'
 import { checkCredentials } from '../../domain/user/credentials.js'
+import { personalOrgName } from '../../domain/user/personal-org.js'
+import { ORG_NAME_MAX_LENGTH } from '../../domain/org/decider.js'
 import { userDecider, type UserCommand } from '../../domain/user/decider.js'
 import { emailClaimDecider, type EmailClaimCommand } from '../../domain/user/email-claim.js'
-import { EmailClaimed, UserRegistered, UserVerified, VerificationEmailSent, VerificationTokenIssued } from '../../domain/user/events.js'
+import { EmailClaimed, EmailClaimReleased, UserRegistered, UserVerified, VerificationEmailSent, VerificationTokenIssued } from '../../domain/user/events.js'
 import { emailHash, parseVerificationToken } from '../../domain/user/identity.js'
 
 
@@ -55,9 +57,15 @@ const claimed = new EmailClaimed({ email_hash: 'e1', user_id: 'u1', claimed_at: 
 givenClaim([]).when(claim).then([claimed], 'a free address is claimed')
 givenClaim([claimed]).when({ ...claim, user_id: 'u2' }).then({ _tag: 'StateConflict', code: 'email_already_used' }, 'a claimed address is email_already_used for another user')
 givenClaim([claimed]).when(claim).then([], 'the owner claiming again records nothing')
+const release: EmailClaimCommand = { _tag: 'ReleaseEmailClaim', email_hash: 'e1', user_id: 'u1', now: NOW }
+const released = new EmailClaimReleased({ email_hash: 'e1', user_id: 'u1', released_at: NOW })
+givenClaim([claimed]).when(release).then([released], "the claiming registration releases the address")
+givenClaim([claimed]).when({ ...release, user_id: 'u2' }).then([], "another user's release records nothing")
+givenClaim([claimed, released]).when(release).then([], 'a released address is not released twice')
+givenClaim([claimed, released]).when({ ...claim, user_id: 'u2' }).then([new EmailClaimed({ email_hash: 'e1', user_id: 'u2', claimed_at: NOW })], 'a released address can be claimed again')
 
 // ---- events round-trip through the stored form ----
-for (const event of [registered, issued, sent, verified, claimed]) {
+for (const event of [registered, issued, sent, verified, claimed, released]) {
   const { type, data } = encodeEvent(event)
   t.ok(isKnownEventType(type), `${type} is a known event type`)
   t.same(decodeEvent(type, data), event, `${type} decodes to what was encoded`)
@@ -71,6 +79,9 @@ t.match(checkCredentials({ email: 42, password: ['x'] }, 'register'), { ok: fals
 t.match(checkCredentials('nonsense', 'register'), { ok: false, errors: [{ code: 'missing_email' }, { code: 'missing_password' }] })
 t.match(checkCredentials({ email: 'a@b.co', password: '𝔭𝔞𝔰𝔰' }, 'register'), { ok: false, errors: [{ code: 'password_too_short' }] }, 'the length counts characters, not UTF-16 units')
 t.equal(emailHash('Ada@Example.com'), emailHash('ada@example.com'), 'the guard stream ignores case')
+t.equal(personalOrgName('ada@example.com'), 'ada@example.com', "a user's organization is named after the address")
+const longName = personalOrgName(`${'\u{1D4B6}'.repeat(120)}@example.com`)
+t.ok(longName.length <= ORG_NAME_MAX_LENGTH && longName.endsWith('…') && !/\p{Cs}/u.test(longName), 'a long address is shortened between code points')
 t.same(parseVerificationToken('00000000-0000-4000-8000-000000000000.abc'), { user_id: '00000000-0000-4000-8000-000000000000' })
 t.equal(parseVerificationToken('../../etc.abc'), null, 'a token never names an arbitrary stream')
 t.equal(parseVerificationToken('00000000-0000-4000-8000-000000000000.'), null)
