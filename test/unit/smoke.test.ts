@@ -1,2 +1,0 @@
-import t from 'tap'
-t.equal(1 + 1, 2, 'adds')
