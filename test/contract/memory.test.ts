@@ -1,9 +1,13 @@
+import { Effect, type Context, type Layer } from 'effect'
 import t from 'tap'
 import { makeStagedTokensDocuments } from '../../infra/mail/staged-tokens-documents.js'
-import { makeMemoryBlobStore } from '../../infra/memory/blob-store.js'
+import { MemoryBlobStoreLayer } from '../../infra/memory/blob-store.js'
 import { memoryCatchUpLog } from '../../infra/memory/catch-up-log.js'
-import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
-import { makeMemoryEventStore } from '../../infra/memory/event-store.js'
+import { makeMemoryDocumentStore, MemoryDocumentStoreLayer } from '../../infra/memory/document-store.js'
+import { makeMemoryEventStore, MemoryEventStoreLayer } from '../../infra/memory/event-store.js'
+import { BlobStore } from '../../ports/blob-store.js'
+import { DocumentStore } from '../../ports/document-store.js'
+import { EventStore } from '../../ports/event-store.js'
 import { blobStoreContract } from './blob-store.contract.js'
 import { documentStoreContract } from './document-store.contract.js'
 import { eventLogContract } from './event-log.contract.js'
@@ -12,11 +16,14 @@ import { mailOutboxContract } from './mail-outbox.contract.js'
 
 const nothingToClean = async () => {}
 
-eventStoreContract(t, 'in memory', async () => ({ store: makeMemoryEventStore(), cleanup: nothingToClean }))
+/** The service a Layer builds, as an application layer would get it. */
+const built = <I, S>(tag: Context.Tag<I, S>, layer: Layer.Layer<I>) => Effect.runPromise(Effect.provide(tag, layer))
 
-documentStoreContract(t, 'in memory', async () => ({ store: makeMemoryDocumentStore(), cleanup: nothingToClean }))
+eventStoreContract(t, 'in memory', async () => ({ store: await built(EventStore, MemoryEventStoreLayer), cleanup: nothingToClean }))
 
-blobStoreContract(t, 'in memory', async () => ({ store: makeMemoryBlobStore(), cleanup: nothingToClean }))
+documentStoreContract(t, 'in memory', async () => ({ store: await built(DocumentStore, MemoryDocumentStoreLayer), cleanup: nothingToClean }))
+
+blobStoreContract(t, 'in memory', async () => ({ store: await built(BlobStore, MemoryBlobStoreLayer), cleanup: nothingToClean }))
 
 eventLogContract(t, 'in-memory catch-up, checkpoints in the in-memory document store', async () => {
   const store = makeMemoryEventStore()
@@ -24,6 +31,5 @@ eventLogContract(t, 'in-memory catch-up, checkpoints in the in-memory document s
   return { store, log, cleanup: nothingToClean }
 })
 
-mailOutboxContract(t, 'staged tokens in the in-memory document store', async () => {
-  return { outbox: makeStagedTokensDocuments(makeMemoryDocumentStore()), cleanup: nothingToClean }
-})
+mailOutboxContract(t, 'staged tokens in the in-memory document store', async () =>
+  ({ outbox: makeStagedTokensDocuments(makeMemoryDocumentStore()), cleanup: nothingToClean }))
