@@ -8,7 +8,8 @@ import { ACCOUNT_OPENAPI_TAG, ACCOUNT_SECURITY_SCHEMES } from './account/openapi
 import type { ApiContext, RouteContext } from './context.js'
 import { makeRateWindow } from './rate-window.js'
 import { downloadRoutes } from './downloads.js'
-import { ErrorBodySchema, sendError } from './errors.js'
+import { ErrorBodySchema, sendClientError, sendError } from './errors.js'
+import { capConnectionsPerAddress, DEFAULT_SERVER_LIMITS, serverTimeoutOptions, type ServerLimits } from './server-limits.js'
 import { correlationIdOf } from './event-metadata.js'
 import { JobRequestSchema } from './v1/job-request-schema.js'
 import { JobViewSchema } from './v1/job-view.js'
@@ -22,6 +23,8 @@ export interface AppOptions {
   readonly trustProxy?: boolean | string
   /** The account API (register, login, tokens, ...) is served when its context is given. */
   readonly account?: AccountContext
+  /** Timeouts for slow clients and the per-address connection cap; DEFAULT_SERVER_LIMITS when absent. */
+  readonly serverLimits?: ServerLimits
 }
 
 /**
@@ -32,6 +35,7 @@ export interface AppOptions {
 const queryAjv = new Ajv.default({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true, strict: false })
 
 export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promise<FastifyInstance> => {
+  const limits = options.serverLimits ?? DEFAULT_SERVER_LIMITS
   const app = Fastify({
     // Query strings carry short-lived credentials (signed download URLs, verification tokens): never log them.
     logger: options.logger ? { ...(typeof options.logger === 'object' ? options.logger : {}), serializers: { req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: req.url.split('?')[0], ip: req.ip }) } } : false,
@@ -42,7 +46,10 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
     // One correlation-id source: the request id doubles as the correlation id of the events the request causes.
     requestIdHeader: false,
     genReqId: correlationIdOf,
+    ...serverTimeoutOptions(limits),
+    clientErrorHandler: sendClientError,
   })
+  capConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress)
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart === 'body') return () => true
     return queryAjv.compile(schema)

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
 /** The one error body of the v1 API. `details` lists every failing field on 422. */
@@ -83,4 +85,23 @@ export const sendError = (error: unknown, request: FastifyRequest, reply: Fastif
   }
   request.log.error({ err: error }, 'unhandled error')
   return reply.code(500).send(errorBody('internal_error', 'an unexpected error occurred'))
+}
+
+/** Errors Node reports before a request reaches fastify: a stalled client (408), oversized headers (431), malformed HTTP (400). */
+const clientErrorAnswer = (code: string | undefined): [number, string, string] => {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'request_timeout', 'the request was not received in time']
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'headers_too_large', 'the request headers are too large']
+  return [400, 'malformed_request', 'the request is not valid HTTP']
+}
+
+/** fastify's clientErrorHandler: answers in the error body shape when nothing was sent yet, then closes the socket. */
+export function sendClientError (error: NodeJS.ErrnoException, socket: Socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (socket.writable && !inFlight?.headersSent) {
+    const [status, code, message] = clientErrorAnswer(error.code)
+    const body = JSON.stringify(errorBody(code, message))
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy()
 }

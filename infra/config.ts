@@ -1,6 +1,7 @@
 import { hkdfSync, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { DEFAULT_SERVER_LIMITS, type ServerLimits } from '../api/server-limits.js'
 import { parseAllowlist, type Allowlist } from '../domain/address-policy.js'
 
 export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer'] as const
@@ -34,6 +35,8 @@ export interface Config {
   readonly trustProxy: boolean | string
   /** CATCH_UP_POLL_MS: how often catch-up subscribers look for events appended by other processes. */
   readonly catchUpPollMs: number
+  /** HTTP_*: timeouts for slow clients and the per-address connection cap of the API server. */
+  readonly serverLimits: ServerLimits
 }
 
 /** Browser tiers (standard, stealth): each engine has its own pool of browser processes. */
@@ -125,6 +128,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     adapters: loadAdapterSettings(env),
     trustProxy: env.TRUST_PROXY === 'true' ? true : env.TRUST_PROXY || false,
     catchUpPollMs: Math.max(5, int(env.CATCH_UP_POLL_MS, 50, 'CATCH_UP_POLL_MS')),
+    serverLimits: loadServerLimits(env),
     browser: {
       chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
       poolSize: Math.max(1, int(env.BROWSER_POOL_SIZE, 2, 'BROWSER_POOL_SIZE')),
@@ -141,6 +145,19 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     smtpUrl: env.SMTP_URL || null,
     mailFrom: env.MAIL_FROM || `Scrapeworks <no-reply@${new URL(publicBaseUrl).hostname}>`,
   }
+}
+
+const loadServerLimits = (env: NodeJS.ProcessEnv): ServerLimits => {
+  const d = DEFAULT_SERVER_LIMITS
+  const limits: ServerLimits = {
+    headersTimeoutMs: Math.max(1, int(env.HTTP_HEADERS_TIMEOUT_MS, d.headersTimeoutMs, 'HTTP_HEADERS_TIMEOUT_MS')),
+    requestTimeoutMs: Math.max(1, int(env.HTTP_REQUEST_TIMEOUT_MS, d.requestTimeoutMs, 'HTTP_REQUEST_TIMEOUT_MS')),
+    idleTimeoutMs: Math.max(1, int(env.HTTP_IDLE_TIMEOUT_MS, d.idleTimeoutMs, 'HTTP_IDLE_TIMEOUT_MS')),
+    keepAliveTimeoutMs: Math.max(1, int(env.HTTP_KEEP_ALIVE_TIMEOUT_MS, d.keepAliveTimeoutMs, 'HTTP_KEEP_ALIVE_TIMEOUT_MS')),
+    maxConnectionsPerAddress: int(env.HTTP_MAX_CONNECTIONS_PER_ADDRESS, d.maxConnectionsPerAddress, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS'),
+  }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) throw new Error('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')
+  return limits
 }
 
 const required = (env: NodeJS.ProcessEnv, name: string, why: string): string => {

@@ -16,6 +16,7 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
     }, {
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
       trustProxy: config.trustProxy,
+      serverLimits: config.serverLimits,
       account: {
         run,
         settings: {
