@@ -32,9 +32,9 @@ t.test('an operator unlocks a locked-out organization with the CLI', async (t) =
   t.equal((await svc.api('GET', '/v1/org', { key: org.key })).body.error.code, 'ip_not_allowed', 'locked out')
   // The documented command, as an operator runs it on the service's data folder.
   const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'cli', '--', 'org', 'ip-allowlist', 'clear', '--org', org.org_id], {
-    env: { ...process.env, DATA_DIR: svc.dataDir, LOG_LEVEL: 'silent' }, timeout: 60_000,
+    env: { ...process.env, DATA_DIR: svc.dataDir, LOG_LEVEL: 'silent' }, timeout: 180_000,
   })
   t.same(JSON.parse(stdout.trim().split('\n').pop()!), { org_id: org.org_id, ip_allowlist: [] })
-  await waitFor(async () => (await svc.api('GET', '/v1/org', { key: org.key })).status === 200)
+  await waitFor(async () => (await svc.api('GET', '/v1/org', { key: org.key })).status === 200, 60_000)
   t.same((await svc.api('GET', '/v1/org', { key: org.key })).body.ip_allowlist, [], 'reachable again, from every address')
 })
