@@ -86,4 +86,3 @@ export const eventStoreDbStore = (connectionString: string) => Effect.map(
 )
 
 export const EventStoreDbLive = (connectionString: string) => Layer.scoped(EventStore, eventStoreDbStore(connectionString))
-
