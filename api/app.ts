@@ -67,7 +67,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
       info: {
         title: 'Scrapeworks API',
         version: '1.0.0',
-        description: 'Self-hostable web scraping service. The v1 API authenticates with `X-API-Key`. Every v1 error answers `{error: {code, message, details?}}` (schema ErrorBody): 400 `malformed_body` for a body that is not JSON, 401 for a missing, invalid, revoked or expired key, 403 `missing_scope`, 404 `<resource>_not_found` (also for another organization\'s resources), 409 for state conflicts such as `result_not_ready`, 413 `payload_too_large`, 422 `validation_failed` with one `details` entry per failing field, 429 with `X-RateLimit-*` and `Retry-After` headers, 503 `service_unavailable`.',
+        description: 'Self-hostable web scraping service. The v1 API authenticates with `X-API-Key`. Every v1 error answers `{error: {code, message, details?}}` (schema ErrorBody): 400 `malformed_body` for a body that is not JSON (and `missing_<field>` for an absent required field), 401 for a missing, invalid, revoked or expired key, 403 `missing_scope`, 404 `<resource>_not_found` (also for another organization\'s resources), 409 for state conflicts such as `result_not_ready`, 413 `payload_too_large`, 422 with the first failing field\'s code as `error.code` and one `details` entry per failing field, 429 with `X-RateLimit-*` and `Retry-After` headers, 503 `service_unavailable`.',
       },
       servers: [{ url: ctx.settings.publicBaseUrl }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, ...ACCOUNT_SECURITY_SCHEMES } },

@@ -1,19 +1,20 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { FieldError } from '../domain/errors.js'
 
-/** The one error body of the v1 API. `details` lists every failing field on 422. */
+/** The one error body of the v1 API. `details` lists every failing field on 422 (and missing required fields on 400). */
 export const ErrorBodySchema = {
   $id: 'ErrorBody',
   type: 'object',
-  description: 'Every v1 error answers this shape. `error.code` is stable and machine-readable; `details` lists each failing field on 422, and each field at fault on 403 `key_exceeds_creator`.',
+  description: 'Every v1 error answers this shape. `error.code` is stable and machine-readable. On 422 (and on 400 for a missing required field) `error.code` is the code of the first failing field (e.g. `invalid_wait_until`, `missing_target_url`) and `details` lists every failing field (and each field at fault on 403 `key_exceeds_creator`).',
   required: ['error'],
   properties: {
     error: {
       type: 'object',
       required: ['code', 'message'],
       properties: {
-        code: { type: 'string', examples: ['validation_failed', 'invalid_api_key', 'job_not_found', 'result_not_ready'] },
+        code: { type: 'string', examples: ['invalid_timeout_ms', 'missing_target_url', 'invalid_api_key', 'job_not_found', 'result_not_ready'] },
         message: { type: 'string' },
         details: {
           type: 'array',
@@ -35,6 +36,10 @@ export const ErrorBodySchema = {
 export const errorBody = (code: string, message: string, details?: readonly unknown[]) =>
   ({ error: { code, message, ...(details ? { details } : {}) } })
 
+/** Field failures answer with the first failing field's code on top (a client can switch on it) and every one in `details`. */
+const fieldErrorsBody = (errors: readonly FieldError[], message: string) =>
+  errorBody(errors[0]?.code ?? 'validation_failed', errors.length > 0 ? `${errors[0]!.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}` : message, errors)
+
 interface Tagged { readonly _tag: string; readonly [k: string]: unknown }
 const isTagged = (e: unknown): e is Tagged => typeof e === 'object' && e !== null && typeof (e as Tagged)._tag === 'string'
 
@@ -43,7 +48,9 @@ export const sendError = (error: unknown, request: FastifyRequest, reply: Fastif
   if (isTagged(error)) {
     switch (error._tag) {
       case 'ValidationFailed':
-        return reply.code(422).send(errorBody('validation_failed', 'the request has invalid fields', error.errors as unknown[]))
+        return reply.code(422).send(fieldErrorsBody(error.errors as readonly FieldError[], 'the request has invalid fields'))
+      case 'MissingFields':
+        return reply.code(400).send(fieldErrorsBody(error.errors as readonly FieldError[], 'the request lacks required fields'))
       case 'NotFound':
         return reply.code(404).send(errorBody(`${error.resource}_not_found`, `${error.resource} ${error.id} was not found`))
       case 'StateConflict':
@@ -78,7 +85,7 @@ export const sendError = (error: unknown, request: FastifyRequest, reply: Fastif
       const field = (v.instancePath || `/${(v.params as { missingProperty?: string }).missingProperty ?? ''}`).replace(/^\//, '').replace(/\//g, '.')
       return { field, code: `invalid_${field.replace(/\W+/g, '_')}`, message: `${field} ${v.message ?? 'is invalid'}` }
     })
-    return reply.code(422).send(errorBody('validation_failed', 'the request has invalid parameters', details))
+    return reply.code(422).send(fieldErrorsBody(details, 'the request has invalid parameters'))
   }
   if (fastifyError.statusCode && fastifyError.statusCode < 500) {
     return reply.code(fastifyError.statusCode).send(errorBody(fastifyError.code ?? 'bad_request', fastifyError.message))

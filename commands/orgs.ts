@@ -29,12 +29,12 @@ export const createApiKey = (input: CreateApiKey) =>
   Effect.gen(function* () {
     const secret = newSecret()
     const keyId = randomUUID()
-    yield* handle(orgDecider, orgStream(input.org_id), {
+    const handled = yield* handle(orgDecider, orgStream(input.org_id), {
       _tag: 'CreateApiKey', org_id: input.org_id, key_id: keyId, name: input.name, key_hash: hashApiKey(secret),
       key_prefix: secret.slice(0, 10), scopes: input.scopes, limits: input.limits, expires_at: input.expires_at,
       creator_key_id: input.creator_key_id, now: new Date().toISOString(),
     }, { org_id: input.org_id, metadata: input.metadata })
-    return { key_id: keyId, secret }
+    return { key_id: keyId, secret, position: handled.position }
   })
 
 export const createOrg = (input: { readonly name: string; readonly plan: string; readonly metadata: EventMetadata }) =>

@@ -12,6 +12,9 @@ export const fieldError = (field: string, code: string, message: string): FieldE
 /** A request that fails validation: answered 422, changes nothing. */
 export class ValidationFailed extends Data.TaggedError('ValidationFailed')<{ readonly errors: readonly FieldError[] }> {}
 
+/** A request without a required field (SPEC 7.1: a malformed body): answered 400 with the first field's code, changes nothing. */
+export class MissingFields extends Data.TaggedError('MissingFields')<{ readonly errors: readonly FieldError[] }> {}
+
 /** A resource that does not exist for the caller (also another organization's resource). */
 export class NotFound extends Data.TaggedError('NotFound')<{ readonly resource: string; readonly id: string }> {}
 
@@ -48,4 +51,4 @@ export class AdmissionRejected extends Data.TaggedError('AdmissionRejected')<{
   readonly breaches: readonly { readonly code: string; readonly message: string }[]
 }> {}
 
-export type DomainError = ValidationFailed | NotFound | StateConflict | Forbidden | Unauthenticated | LimitExceeded | AdmissionRejected
+export type DomainError = ValidationFailed | MissingFields | NotFound | StateConflict | Forbidden | Unauthenticated | LimitExceeded | AdmissionRejected

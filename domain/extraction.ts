@@ -8,6 +8,7 @@ import xpathLib from 'xpath'
 import { JSONPath } from 'jsonpath-plus'
 import safeRegex from 'safe-regex2'
 import { fieldError, type FieldError } from './errors.js'
+import { isCleanText, unknownFields } from './validation.js'
 
 export const HOOK_TYPES = ['css', 'xpath', 'regex', 'jsonpath', 'records'] as const
 export type HookType = (typeof HOOK_TYPES)[number]
@@ -17,6 +18,8 @@ export const TRANSFORMS = ['number', 'integer', 'trim', 'lowercase', 'uppercase'
 export type TransformName = (typeof TRANSFORMS)[number]
 
 export const MAX_HOOKS = 25
+/** hook_id names a hook's result: clean text (no control characters, valid Unicode) of at most this length. */
+export const MAX_HOOK_ID_LENGTH = 128
 /** Fields per records hook: each is one selector run per container. */
 export const MAX_FIELDS = 50
 export const DEFAULT_MAX_RESULTS = 50
@@ -99,6 +102,7 @@ const ATTRIBUTE_NAME = /^[^\s"'>/=\u0000-\u001f]{1,256}$/
 export function validateExtraction(input: unknown): { value?: ExtractionSpec; errors: FieldError[] } {
   const errors: FieldError[] = []
   if (!isObject(input)) return { errors: [fieldError('extraction', 'invalid_extraction', 'extraction must be an object with hooks')] }
+  unknownFields(errors, 'extraction.', input, new Set(['hooks']))
   if (!Array.isArray(input.hooks)) {
     return { errors: [fieldError('extraction.hooks', 'invalid_extraction', 'extraction.hooks must be an array')] }
   }
@@ -114,6 +118,16 @@ export function validateExtraction(input: unknown): { value?: ExtractionSpec; er
   return errors.length > 0 ? { errors } : { value: { hooks }, errors }
 }
 
+const COMMON_HOOK_FIELDS = ['hook_id', 'type', 'all_matches', 'max_results']
+const HOOK_FIELDS: Readonly<Record<HookType, ReadonlySet<string>>> = {
+  css: new Set([...COMMON_HOOK_FIELDS, 'selector', 'attribute']),
+  xpath: new Set([...COMMON_HOOK_FIELDS, 'path']),
+  jsonpath: new Set([...COMMON_HOOK_FIELDS, 'path']),
+  regex: new Set([...COMMON_HOOK_FIELDS, 'pattern', 'group']),
+  records: new Set([...COMMON_HOOK_FIELDS, 'container', 'fields']),
+}
+const RECORD_FIELD_FIELDS: ReadonlySet<string> = new Set(['selector', 'attribute', 'transform', 'required', 'default'])
+
 function validateHook(errors: FieldError[], at: string, raw: unknown, seen: Set<string>): ExtractionHook | undefined {
   if (!isObject(raw)) {
     errors.push(fieldError(at, 'invalid_hook', 'a hook must be an object'))
@@ -122,11 +136,16 @@ function validateHook(errors: FieldError[], at: string, raw: unknown, seen: Set<
   const before = errors.length
   const err = (field: string, code: string, message: string) => errors.push(fieldError(`${at}.${field}`, code, message))
 
+  const type = raw.type as HookType
+  const known = HOOK_FIELDS[type]
+  if (known) unknownFields(errors, `${at}.`, raw, known)
   if (typeof raw.hook_id !== 'string' || raw.hook_id.trim() === '') err('hook_id', 'missing_hook_id', 'hook_id is required')
+  else if (raw.hook_id.length > MAX_HOOK_ID_LENGTH || !isCleanText(raw.hook_id)) {
+    err('hook_id', 'invalid_hook_id', `hook_id must be at most ${MAX_HOOK_ID_LENGTH} characters, without control characters or invalid Unicode`)
+  }
   else if (seen.has(raw.hook_id)) err('hook_id', 'duplicate_hook_id', `hook_id "${raw.hook_id}" is used twice`)
   else seen.add(raw.hook_id)
 
-  const type = raw.type as HookType
   if (!(HOOK_TYPES as readonly unknown[]).includes(type)) err('type', 'invalid_hook_type', `type must be one of ${HOOK_TYPES.join(', ')}`)
 
   // Only an absent field takes its default; null is a wrong value, as elsewhere in job validation.
@@ -220,6 +239,8 @@ function checkFields(err: Err, fields: unknown): Record<string, RecordField> | u
       err(at, 'invalid_field_selector', 'a field must be an object with a selector')
       continue
     }
+    if (!isCleanText(name) || name.length > MAX_HOOK_ID_LENGTH) err(at, 'invalid_field_name', `field names are at most ${MAX_HOOK_ID_LENGTH} characters, without control characters or invalid Unicode`)
+    for (const key of Object.keys(raw)) if (!RECORD_FIELD_FIELDS.has(key)) err(`${at}.${key}`, 'unknown_field', `${at}.${key} is not a known field`)
     const selector = checkSelector(err, `${at}.selector`, raw.selector, 'invalid_field_selector', 'invalid_field_selector')
     const field: { -readonly [K in keyof RecordField]: RecordField[K] } = { selector: selector ?? '' }
     const attribute = checkAttribute(err, `${at}.attribute`, raw.attribute)

@@ -1,4 +1,9 @@
-import { ACTION_TYPES, BROWSER_EXTENSIONS, HTTP_METHODS, JOB_TYPES, OS_NAMES, WAIT_UNTIL } from '../../domain/job/spec.js'
+import { DEFAULT_MAX_RESULTS, HOOK_TYPES, MAX_HOOK_ID_LENGTH, MAX_HOOKS, MAX_MAX_RESULTS } from '../../domain/extraction.js'
+import {
+  ACTION_TYPES, BROWSER_EXTENSIONS, DEFAULT_RETRY_POLICY, HTTP_METHODS, JOB_TYPES, MAX_ACTIONS, MAX_IDEMPOTENCY_TOKEN_LENGTH, MAX_RETRY_STATUSES,
+  MAX_TAG_LENGTH, MAX_TAGS, MAX_TARGET_URL_LENGTH, MAX_USER_AGENT_LENGTH, OS_NAMES, REQUIRED_FIELDS, WAIT_UNTIL,
+} from '../../domain/job/spec.js'
+import { MAX_HEADER_VALUE_LENGTH, MAX_HEADERS } from '../../domain/validation.js'
 
 const bool = (description: string, dflt = false) => ({ type: 'boolean', default: dflt, description })
 
@@ -9,27 +14,31 @@ const bool = (description: string, dflt = false) => ({ type: 'boolean', default:
 export const JobRequestSchema = {
   $id: 'JobRequest',
   type: 'object',
-  required: ['job_type', 'target_url'],
-  description: 'Unknown fields answer 422 `unknown_field`. Fields of another tier answer 422 `invalid_<field>_tier` (nothing is silently dropped).',
+  required: REQUIRED_FIELDS,
+  additionalProperties: false,
+  description: 'A body without `job_type` or `target_url` answers 400 `missing_job_type` / `missing_target_url`. Other problems answer 422 with the first failing field\'s code as `error.code` and every failing field in `details`. Unknown fields, at any depth, answer 422 `unknown_field` naming their path (e.g. `viewport.depth`, `actions[0].x`, `extraction.hooks[1].zzz`). Fields of another tier answer 422 `invalid_<field>_tier` (nothing is silently dropped). Strings that become a key, a header or a URL (target_url, idempotency_token, tags, headers, user_agent, hook_id, proxy credentials) must be valid Unicode without control characters.',
   properties: {
     job_type: { type: 'string', enum: JOB_TYPES, description: 'light: HTTP with TLS impersonation; standard: Chromium; stealth: hardened browser. Codes: `missing_job_type`, `invalid_job_type`.' },
-    target_url: { type: 'string', format: 'uri', description: 'Absolute http(s) URL. Codes: `missing_target_url`, `invalid_target_url`, `unsafe_target_url` (credentials in the URL, or a loopback, private, link-local, CGNAT, multicast or metadata address in any notation).' },
+    target_url: { type: 'string', format: 'uri', maxLength: MAX_TARGET_URL_LENGTH, description: 'Absolute http(s) URL. Codes: `missing_target_url`, `invalid_target_url`, `unsafe_target_url` (credentials in the URL, a loopback, private, link-local, CGNAT, multicast or metadata address in any notation, or a host name that resolves only to such addresses at submission; the egress gateway checks every connection again).' },
     timeout_ms: { type: 'integer', minimum: 1000, maximum: 300000, default: 30000, description: 'Budget for the whole job. Code: `invalid_timeout_ms`.' },
-    tags: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 64 }, default: [], description: 'Labels for filtering (GET /v1/jobs?tag=). Code: `invalid_tags`.' },
-    idempotency_token: { type: 'string', maxLength: 255, description: 'Same token from the same organization returns the original job. Code: `invalid_idempotency_token`.' },
-    headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Request headers sent to the target. Code: `invalid_headers`.' },
-    user_agent: { type: 'string', description: 'Overrides User-Agent (light and standard). Codes: `invalid_user_agent`, `invalid_user_agent_tier` on stealth.' },
+    tags: { type: 'array', maxItems: MAX_TAGS, items: { type: 'string', minLength: 1, maxLength: MAX_TAG_LENGTH }, default: [], description: `Free-form labels for filtering (GET /v1/jobs?tag=), e.g. \`env=prod\`, \`my tag\`, \`#promo\`: up to ${MAX_TAGS} tags of 1 to ${MAX_TAG_LENGTH} characters, no control characters. Code: \`invalid_tags\`.` },
+    idempotency_token: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_TOKEN_LENGTH, description: 'Same token from the same organization returns the original job. Code: `invalid_idempotency_token`.' },
+    headers: {
+      type: 'object', maxProperties: MAX_HEADERS, additionalProperties: { type: 'string', maxLength: MAX_HEADER_VALUE_LENGTH },
+      description: `Request headers sent to the target: at most ${MAX_HEADERS}; names are HTTP tokens, values at most ${MAX_HEADER_VALUE_LENGTH} characters of tab, printable ASCII or Latin-1 (no control characters or line breaks). Codes: \`invalid_headers\`, \`invalid_header_name\`, \`invalid_header_value\` (field \`headers.<name>\`).`,
+    },
+    user_agent: { type: 'string', maxLength: MAX_USER_AGENT_LENGTH, description: 'Overrides User-Agent (light and standard); a header value like those of `headers`. Codes: `invalid_user_agent`, `invalid_user_agent_tier` on stealth.' },
     method: { type: 'string', enum: HTTP_METHODS, default: 'GET', description: 'light only. Code: `invalid_method`.' },
     body: { type: ['string', 'null'], description: 'light only, for POST, PUT, PATCH. Code: `invalid_body`.' },
     follow_redirects: { type: 'boolean', default: true, description: 'light only. Each hop is checked against the SSRF policy.' },
     max_redirects: { type: 'integer', minimum: 0, maximum: 20, default: 10, description: 'light only. Code: `invalid_max_redirects`.' },
     retry_policy: {
-      type: 'object',
+      type: 'object', additionalProperties: false,
       description: 'light only. Code: `invalid_retry_policy`. Retries happen on the listed statuses and on network errors, with exponential backoff inside timeout_ms.',
       properties: {
-        max_attempts: { type: 'integer', minimum: 1, maximum: 10, default: 1, description: 'Includes the first attempt.' },
-        retry_on_status: { type: 'array', items: { type: 'integer' }, default: [408, 425, 429, 500, 502, 503, 504] },
-        retry_methods: { type: 'array', items: { type: 'string', enum: HTTP_METHODS }, default: ['GET', 'HEAD', 'PUT', 'DELETE'] },
+        max_attempts: { type: 'integer', minimum: 1, maximum: 10, default: DEFAULT_RETRY_POLICY.max_attempts, description: 'Includes the first attempt.' },
+        retry_on_status: { type: 'array', maxItems: MAX_RETRY_STATUSES, items: { type: 'integer', minimum: 100, maximum: 599 }, default: DEFAULT_RETRY_POLICY.retry_on_status },
+        retry_methods: { type: 'array', maxItems: HTTP_METHODS.length, items: { type: 'string', enum: HTTP_METHODS }, default: DEFAULT_RETRY_POLICY.retry_methods },
       },
     },
     headless: { type: 'boolean', default: true, description: 'browser tiers.' },
@@ -37,32 +46,32 @@ export const JobRequestSchema = {
     wait_until: { type: 'string', enum: WAIT_UNTIL, default: 'load', description: 'browser tiers. Code: `invalid_wait_until`.' },
     navigation_timeout_ms: { type: 'integer', minimum: 1000, maximum: 300000, default: 30000, description: 'browser tiers. Code: `invalid_navigation_timeout_ms`.' },
     viewport: {
-      type: 'object', description: 'standard only. Codes: `invalid_viewport_width`, `invalid_viewport_height`, `invalid_viewport_tier`.',
+      type: 'object', additionalProperties: false, required: ['width', 'height'], description: 'standard only. Codes: `invalid_viewport_width`, `invalid_viewport_height`, `invalid_viewport_tier`.',
       properties: { width: { type: 'integer', minimum: 320, maximum: 7680 }, height: { type: 'integer', minimum: 240, maximum: 4320 } },
     },
     locale: { type: 'string', description: 'standard only, BCP-47. Codes: `invalid_locale`, `invalid_locale_tier`.' },
     timezone_id: { type: 'string', description: 'standard only, IANA name. Codes: `invalid_timezone_id`, `invalid_timezone_id_tier`.' },
     actions: {
-      type: 'array', maxItems: 50, description: 'browser tiers, run in order after load. Codes: `invalid_actions`, `invalid_action_type`, `invalid_action_selector`, `invalid_action_value`, `invalid_scroll_direction`, `invalid_action_timeout_ms`, `invalid_actions_tier`.',
+      type: 'array', maxItems: MAX_ACTIONS, description: 'browser tiers, run in order after load. Each action has the fields of its type only (click: selector; fill: selector, value; scroll: direction; wait: timeout_ms); others answer `unknown_field`. Codes: `invalid_actions`, `invalid_action_type`, `invalid_action_selector`, `invalid_action_value`, `invalid_scroll_direction`, `invalid_action_timeout_ms`, `invalid_actions_tier`.',
       items: {
-        type: 'object', properties: {
+        type: 'object', additionalProperties: false, required: ['type'], properties: {
           type: { type: 'string', enum: ACTION_TYPES }, selector: { type: 'string' }, value: { type: 'string' },
           direction: { type: 'string', enum: ['down'] }, timeout_ms: { type: 'integer', minimum: 0, maximum: 60000 },
         },
       },
     },
     os_name: { type: 'string', enum: OS_NAMES, description: 'stealth only. Code: `invalid_os_name`.' },
-    browser_extensions: { type: 'array', items: { type: 'string', enum: BROWSER_EXTENSIONS }, description: 'stealth only. Code: `invalid_browser_extensions`.' },
+    browser_extensions: { type: 'array', maxItems: BROWSER_EXTENSIONS.length, items: { type: 'string', enum: BROWSER_EXTENSIONS }, description: 'stealth only. Code: `invalid_browser_extensions`.' },
     proxy: {
-      type: 'object', description: 'stealth only (`invalid_proxy_tier` elsewhere). Chained behind the egress gateway. Codes: `invalid_proxy_server`, `unsafe_proxy_server`.',
-      properties: { server: { type: 'string' }, username: { type: 'string' }, password: { type: 'string' }, bypass: { type: 'string' } },
+      type: 'object', additionalProperties: false, required: ['server'], description: 'stealth only (`invalid_proxy_tier` elsewhere). Chained behind the egress gateway. Codes: `invalid_proxy_server`, `unsafe_proxy_server`, `invalid_proxy_username`, `invalid_proxy_password`, `invalid_proxy_bypass`.',
+      properties: { server: { type: 'string' }, username: { type: 'string', minLength: 1, maxLength: 256 }, password: { type: 'string', minLength: 1, maxLength: 256 }, bypass: { type: 'string', minLength: 1, maxLength: 1024 } },
     },
     artifact_options: {
-      type: 'object', description: 'Unknown options answer `unknown_field`; browser-only options set to true on light answer `invalid_<option>_tier`.',
+      type: 'object', additionalProperties: false, description: 'Unknown options answer `unknown_field`; browser-only options set to true on light answer `invalid_<option>_tier`.',
       properties: {
         include_html: bool('Save the final HTML (artifact_type `html`).', true),
         include_response_body: bool('Save the raw response body (`response_body`).'),
-        include_extraction: bool('Run extraction hooks and save their JSON (`json`). Defaults to true when extraction.hooks are sent.'),
+        include_extraction: bool('Run extraction hooks and save their JSON (`json`). Defaults to true when extraction.hooks are sent; true without hooks saves an empty result `{"hooks": []}`.'),
         include_screenshot: bool('browser: PNG (`screenshot`).'),
         include_har: bool('browser: network trace without bodies (`har`).'),
         include_reader: bool('browser: article as Markdown (`reader`).'),
@@ -75,8 +84,31 @@ export const JobRequestSchema = {
       },
     },
     extraction: {
-      type: 'object', description: 'Extraction hooks (up to 25); see the extraction section of the README for hook fields, transforms and 422 codes.',
-      properties: { hooks: { type: 'array', maxItems: 25, items: { type: 'object', additionalProperties: true } } },
+      type: 'object', additionalProperties: false, required: ['hooks'],
+      description: `Extraction hooks (up to ${MAX_HOOKS}); see the extraction section of the README for hook fields, transforms and 422 codes. Each hook has the fields of its type only; others answer \`unknown_field\`. \`hook_id\`: at most ${MAX_HOOK_ID_LENGTH} characters, no control characters (\`invalid_hook_id\`).`,
+      properties: {
+        hooks: {
+          type: 'array', maxItems: MAX_HOOKS,
+          items: {
+            type: 'object', additionalProperties: false, required: ['hook_id', 'type'],
+            properties: {
+              hook_id: { type: 'string', minLength: 1, maxLength: MAX_HOOK_ID_LENGTH }, type: { type: 'string', enum: HOOK_TYPES },
+              all_matches: { type: 'boolean', default: false }, max_results: { type: 'integer', minimum: 1, maximum: MAX_MAX_RESULTS, default: DEFAULT_MAX_RESULTS },
+              selector: { type: 'string', description: 'css' }, attribute: { type: 'string', description: 'css' },
+              path: { type: 'string', description: 'xpath, jsonpath' }, pattern: { type: 'string', description: 'regex' },
+              group: { type: 'integer', minimum: 0, default: 0, description: 'regex' },
+              container: { type: 'string', description: 'records' },
+              fields: {
+                type: 'object', description: 'records: field name to {selector, attribute, transform, required, default}',
+                additionalProperties: {
+                  type: 'object', additionalProperties: false, required: ['selector'],
+                  properties: { selector: { type: 'string' }, attribute: { type: 'string' }, transform: { type: 'array', items: { type: 'string' } }, required: { type: 'boolean' }, default: {} },
+                },
+              },
+            },
+          },
+        },
+      },
     },
   },
 } as const

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { submitAdmittedJob } from '../../commands/admit-job.js'
 import type { PlanName } from '../../domain/plans.js'
-import { StateConflict, ValidationFailed } from '../../domain/errors.js'
+import { MissingFields, StateConflict, ValidationFailed } from '../../domain/errors.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
 import { getJob, listJobs } from '../../projections/job-queries.js'
 import { JOBS, requestedJobDoc } from '../../projections/jobs.js'
@@ -11,7 +11,7 @@ import { observe, principalOf, requireApiKey } from '../auth.js'
 import type { RouteContext } from '../context.js'
 import { requestMetadata } from '../event-metadata.js'
 import { jobView } from './job-view.js'
-import { errors, security } from './route-helpers.js'
+import { errors, pagingProperties, security } from './route-helpers.js'
 
 const isTimeZone = (zone: string) => {
   try { new Intl.DateTimeFormat('en-US', { timeZone: zone }); return true } catch { return false }
@@ -23,14 +23,14 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     preHandler: requireApiKey(ctx, 'jobs.create'),
     schema: {
       tags: ['jobs'], summary: 'Submit a job', security,
-      description: 'Creates a job that fetches one URL. Answers 202 with the queued job; with an `idempotency_token` already used by the organization, answers 200 with the original job and `Idempotent-Replayed: true`. A body that is not JSON answers 400 `malformed_body`; invalid fields answer 422 `validation_failed` listing every failing field. Over a limit (key in `block` mode) answers 429 with `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and `Retry-After`, and one of the codes `rate_limit_exceeded`, `daily_quota_exceeded`, `plan_limit_concurrent_jobs` (queued plus running jobs of the organization), `key_limit_concurrent_jobs`, `plan_limit_monthly_credits`, `plan_limit_job_type_not_allowed`; a rejected request creates no job and costs nothing. In `observe` mode the request passes and `X-RateLimit-Observed` names the limits it exceeded.',
+      description: 'Creates a job that fetches one URL. Answers 202 with the queued job; with an `idempotency_token` already used by the organization, answers 200 with the original job and `Idempotent-Replayed: true`. A body that is not JSON answers 400 `malformed_body`; a body without `job_type` or `target_url` answers 400 `missing_job_type` / `missing_target_url`; invalid fields answer 422 with the first failing field\'s code as `error.code` (e.g. `invalid_wait_until`, `unsafe_target_url`) and every failing field in `details`. Over a limit (key in `block` mode) answers 429 with `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and `Retry-After`, and one of the codes `rate_limit_exceeded`, `daily_quota_exceeded`, `plan_limit_concurrent_jobs` (queued plus running jobs of the organization), `key_limit_concurrent_jobs`, `plan_limit_monthly_credits`, `plan_limit_job_type_not_allowed`; a rejected request creates no job and costs nothing. In `observe` mode the request passes and `X-RateLimit-Observed` names the limits it exceeded.',
       body: { $ref: 'JobRequest#' },
       response: { 200: { $ref: 'Job#' }, 202: { $ref: 'Job#' }, ...errors(400, 401, 403, 422, 429) },
     },
   }, async (request, reply) => {
     const principal = principalOf(request)
     const checked = validateJobSpec(request.body, { allowlist: ctx.settings.ssrfAllowlist, isTimeZone })
-    if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
+    if (!checked.ok) throw checked.missing.length > 0 ? new MissingFields({ errors: checked.missing }) : new ValidationFailed({ errors: checked.errors })
     const admission = await ctx.run(submitAdmittedJob({
       org_id: principal.org_id, plan: principal.plan as PlanName,
       key: { key_id: principal.key_id, limits: principal.limits }, enforcement: principal.limits.enforcement_mode,
@@ -59,8 +59,7 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
           tag: { type: 'string', maxLength: 64 },
           status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'] },
           job_type: { type: 'string', enum: ['light', 'standard', 'stealth'] },
-          page: { type: 'integer', minimum: 1, default: 1 },
-          per_page: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+          ...pagingProperties(20),
         },
       },
       response: {

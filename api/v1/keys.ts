@@ -7,7 +7,10 @@ import type { Doc } from '../../ports/document-store.js'
 import { getKey, listKeys } from '../../projections/org-queries.js'
 import { principalOf, requireApiKey } from '../auth.js'
 import type { RouteContext } from '../context.js'
-import { errors, security, waitForDoc } from './route-helpers.js'
+import { errors, security } from './route-helpers.js'
+import { requestMetadata } from '../event-metadata.js'
+import { API_KEYS } from '../../projections/orgs.js'
+import { waitForPosition } from '../../projections/read-your-writes.js'
 
 const keyView = (doc: Doc) => ({
   key_id: doc.key_id, name: doc.name, key_prefix: doc.key_prefix, scopes: doc.scopes, ...(doc.limits as object),
@@ -49,9 +52,10 @@ export const keyRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
     const created = await ctx.run(createApiKey({
       org_id: principal.org_id, ...checked.value, creator_key_id: principal.key_id,
-      metadata: { correlation_id: request.id, causation_id: null, actor: `api_key:${principal.key_id}` },
+      metadata: requestMetadata(request, `api_key:${principal.key_id}`),
     }))
-    const doc = await ctx.run(waitForDoc(getKey(principal.org_id, created.key_id)))
+    await ctx.run(waitForPosition(API_KEYS, created.key_id, created.position))
+    const doc = await ctx.run(getKey(principal.org_id, created.key_id))
     return reply.code(201).send({ ...keyView(doc), api_key: created.secret })
   })
 
@@ -72,7 +76,8 @@ export const keyRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     const principal = principalOf(request)
     const { key_id } = request.params as { key_id: string }
     await ctx.run(getKey(principal.org_id, key_id))
-    await ctx.run(revokeApiKey({ org_id: principal.org_id, key_id, revoker_key_id: principal.key_id, metadata: { correlation_id: request.id, causation_id: null, actor: `api_key:${principal.key_id}` } }))
-    return keyView(await ctx.run(waitForDoc(getKey(principal.org_id, key_id), (doc) => doc.revoked_at !== null)))
+    const revoked = await ctx.run(revokeApiKey({ org_id: principal.org_id, key_id, revoker_key_id: principal.key_id, metadata: requestMetadata(request, `api_key:${principal.key_id}`) }))
+    await ctx.run(waitForPosition(API_KEYS, key_id, revoked.position))
+    return keyView(await ctx.run(getKey(principal.org_id, key_id)))
   })
 }

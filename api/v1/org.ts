@@ -9,7 +9,10 @@ import { getOrg, listAudit } from '../../projections/org-queries.js'
 import { admissionUsage } from '../../projections/usage-queries.js'
 import { principalOf, requireApiKey } from '../auth.js'
 import type { RouteContext } from '../context.js'
-import { errors, security, waitForDoc } from './route-helpers.js'
+import { errors, pagingProperties, security } from './route-helpers.js'
+import { requestMetadata } from '../event-metadata.js'
+import { ORGS } from '../../projections/orgs.js'
+import { waitForPosition } from '../../projections/read-your-writes.js'
 
 const orgView = (doc: Record<string, unknown>) => {
   const plan = PLANS[doc.plan as PlanName]
@@ -42,8 +45,9 @@ export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     if (body.ip_allowlist === undefined) problems.push(fieldError('ip_allowlist', 'missing_ip_allowlist', 'ip_allowlist is required'))
     const list = validateIpList(problems, 'ip_allowlist', body.ip_allowlist)
     if (problems.length > 0 || !list) throw new ValidationFailed({ errors: problems })
-    await ctx.run(setOrgIpAllowlist({ org_id: principal.org_id, ip_allowlist: list, caller_ip: request.ip, metadata: { correlation_id: request.id, causation_id: null, actor: `api_key:${principal.key_id}` } }))
-    return orgView(await ctx.run(waitForDoc(getOrg(principal.org_id), (doc) => JSON.stringify(doc.ip_allowlist) === JSON.stringify(list))))
+    const set = await ctx.run(setOrgIpAllowlist({ org_id: principal.org_id, ip_allowlist: list, caller_ip: request.ip, metadata: requestMetadata(request, `api_key:${principal.key_id}`) }))
+    await ctx.run(waitForPosition(ORGS, principal.org_id, set.position))
+    return orgView(await ctx.run(getOrg(principal.org_id)))
   })
 
   app.get('/v1/usage', {
@@ -71,7 +75,7 @@ export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     schema: {
       tags: ['org'], summary: 'Audit log of the organization, newest first', security,
       description: 'One entry per recorded event (keys created and revoked, settings changed, jobs requested and finished, ...) with actor and correlation id. Secrets and their hashes are never included.',
-      querystring: { type: 'object', additionalProperties: false, properties: { page: { type: 'integer', minimum: 1, default: 1 }, per_page: { type: 'integer', minimum: 1, maximum: 100, default: 50 } } },
+      querystring: { type: 'object', additionalProperties: false, properties: pagingProperties(50) },
       response: errors(401, 403, 422),
     },
   }, async (request) => {

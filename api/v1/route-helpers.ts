@@ -1,20 +1,13 @@
-import { Effect, Either } from 'effect'
-
 export const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, { $ref: 'ErrorBody#' }]))
 export const security = [{ apiKey: [] }]
 
 /**
- * Waits (up to ~3 s) until a read model reflects a write just made, so a command's answer and the next query agree.
- * `ready` refines "exists" for updates. Polls quickly at first and then back off, so many waiting requests do not
- * flood a slow read-model store.
+ * Paging of every list endpoint. The deepest page stays far inside what a store can skip (at most 1,000,000 items),
+ * so an absurd page answers 422 `invalid_page` instead of failing in the store.
  */
-export const waitForDoc = <A, E extends { readonly _tag: string }, R>(query: Effect.Effect<A, E, R>, ready: (a: A) => boolean = () => true) =>
-  Effect.gen(function* () {
-    for (let waited = 0, delay = 2; waited < 3000; waited += delay, delay = Math.min(100, delay * 2)) {
-      const result = yield* Effect.either(query)
-      if (Either.isRight(result) && ready(result.right)) return result.right
-      if (Either.isLeft(result) && result.left._tag !== 'NotFound') return yield* Effect.fail(result.left)
-      yield* Effect.sleep(delay)
-    }
-    return yield* query
-  })
+export const MAX_PAGE = 10_000
+export const MAX_PER_PAGE = 100
+export const pagingProperties = (defaultPerPage: number) => ({
+  page: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1, description: `1 to ${MAX_PAGE}; outside answers 422 \`invalid_page\`.` },
+  per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: defaultPerPage, description: `1 to ${MAX_PER_PAGE}; outside answers 422 \`invalid_per_page\`.` },
+}) as const

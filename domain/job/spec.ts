@@ -2,7 +2,7 @@ import { fieldError, type FieldError } from '../errors.js'
 import { checkTargetUrl, type Allowlist } from '../address-policy.js'
 import { validateExtraction, type ExtractionSpec } from '../extraction.js'
 import {
-  boolean, headerMap, integerIn, isPlainObject, oneOf, string, stringList, unknownFields, type Errors,
+  boolean, headerMap, integerIn, isCleanText, isHeaderValue, isPlainObject, oneOf, string, stringList, text, unknownFields, type Errors,
 } from '../validation.js'
 
 export const JOB_TYPES = ['light', 'standard', 'stealth'] as const
@@ -101,7 +101,8 @@ const LIGHT_ONLY = ['method', 'body', 'follow_redirects', 'max_redirects', 'retr
 const BROWSER_ONLY = ['headless', 'browser', 'wait_until', 'navigation_timeout_ms']
 const STANDARD_ONLY = ['viewport', 'locale', 'timezone_id']
 const STEALTH_ONLY = ['os_name', 'browser_extensions', 'proxy']
-const KNOWN_FIELDS = new Set([...CORE_FIELDS, ...LIGHT_ONLY, ...BROWSER_ONLY, ...STANDARD_ONLY, ...STEALTH_ONLY])
+/** Every top-level field of a job request (the OpenAPI body schema is checked against it). */
+export const JOB_REQUEST_FIELDS: ReadonlySet<string> = new Set([...CORE_FIELDS, ...LIGHT_ONLY, ...BROWSER_ONLY, ...STANDARD_ONLY, ...STEALTH_ONLY])
 
 /** Fields a tier does not accept: sending one is a 422 `invalid_<field>_tier`, never silently dropped. */
 const fieldsRejectedOn = (tier: JobType): readonly string[] => {
@@ -112,7 +113,17 @@ const fieldsRejectedOn = (tier: JobType): readonly string[] => {
   }
 }
 
-const TAG_PATTERN = /^[\p{L}\p{N}_.:\/-]{1,64}$/u
+/** Tags are free-form labels (SPEC 2.2): any clean text (no control characters, valid Unicode) within these caps. */
+export const MAX_TAGS = 50
+export const MAX_TAG_LENGTH = 64
+export const MAX_IDEMPOTENCY_TOKEN_LENGTH = 255
+export const MAX_USER_AGENT_LENGTH = 1024
+export const MAX_TARGET_URL_LENGTH = 8192
+export const MAX_ACTIONS = 50
+/** retry_on_status lists distinct statuses; more than this many is a mistake, not a policy. */
+export const MAX_RETRY_STATUSES = 50
+/** The body fields a request must have: without one it answers 400 `missing_<field>` (SPEC 7.1), not 422. */
+export const REQUIRED_FIELDS = ['job_type', 'target_url'] as const
 const BCP47 = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/
 
 export interface JobSpecContext {
@@ -121,12 +132,19 @@ export interface JobSpecContext {
   readonly isTimeZone: (zone: string) => boolean
 }
 
-export type JobSpecResult = { readonly ok: true; readonly spec: JobSpec } | { readonly ok: false; readonly errors: readonly FieldError[] }
+/** On failure, `missing` lists the absent required fields (a 400), `errors` every failing field (a 422 otherwise). */
+export type JobSpecResult =
+  | { readonly ok: true; readonly spec: JobSpec }
+  | { readonly ok: false; readonly errors: readonly FieldError[]; readonly missing: readonly FieldError[] }
+
+const failure = (errors: readonly FieldError[]): JobSpecResult => ({
+  ok: false, errors, missing: errors.filter((e) => (REQUIRED_FIELDS as readonly string[]).includes(e.field) && e.code === `missing_${e.field}`),
+})
 
 export const validateJobSpec = (input: unknown, ctx: JobSpecContext): JobSpecResult => {
   const errors: Errors = []
-  if (!isPlainObject(input)) return { ok: false, errors: [fieldError('', 'invalid_body', 'the body must be a JSON object')] }
-  unknownFields(errors, '', input, KNOWN_FIELDS)
+  if (!isPlainObject(input)) return failure([fieldError('', 'invalid_body', 'the body must be a JSON object')])
+  unknownFields(errors, '', input, JOB_REQUEST_FIELDS)
 
   const jobType = input.job_type === undefined
     ? (errors.push(fieldError('job_type', 'missing_job_type', 'job_type is required')), undefined)
@@ -134,8 +152,8 @@ export const validateJobSpec = (input: unknown, ctx: JobSpecContext): JobSpecRes
 
   let targetUrl: string | undefined
   if (input.target_url === undefined) errors.push(fieldError('target_url', 'missing_target_url', 'target_url is required'))
-  else if (typeof input.target_url !== 'string' || input.target_url.length > 8192) {
-    errors.push(fieldError('target_url', 'invalid_target_url', 'target_url must be an absolute http or https URL'))
+  else if (typeof input.target_url !== 'string' || input.target_url.length > MAX_TARGET_URL_LENGTH || !isCleanText(input.target_url)) {
+    errors.push(fieldError('target_url', 'invalid_target_url', `target_url must be an absolute http or https URL of at most ${MAX_TARGET_URL_LENGTH} characters, without control characters or invalid Unicode`))
   } else {
     const checked = checkTargetUrl(input.target_url, ctx.allowlist)
     if (checked.ok) targetUrl = checked.url.href
@@ -152,12 +170,14 @@ export const validateJobSpec = (input: unknown, ctx: JobSpecContext): JobSpecRes
   const isBrowser = jobType === 'standard' || jobType === 'stealth'
 
   const timeoutMs = integerIn(errors, 'timeout_ms', 'invalid_timeout_ms', input.timeout_ms, 1000, 300_000)
-  const tags = stringList(errors, 'tags', 'invalid_tags', input.tags, 50, 64)
-  if (tags?.some((tag) => !TAG_PATTERN.test(tag))) errors.push(fieldError('tags', 'invalid_tags', 'tags may hold letters, digits and _ . : / - only'))
-  const idempotencyToken = string(errors, 'idempotency_token', 'invalid_idempotency_token', input.idempotency_token, 255)
-  if (idempotencyToken === '') errors.push(fieldError('idempotency_token', 'invalid_idempotency_token', 'idempotency_token must not be empty'))
+  const tags = stringList(errors, 'tags', 'invalid_tags', input.tags, MAX_TAGS, MAX_TAG_LENGTH)
+  const idempotencyToken = text(errors, 'idempotency_token', 'invalid_idempotency_token', input.idempotency_token, MAX_IDEMPOTENCY_TOKEN_LENGTH)
   const headers = headerMap(errors, 'headers', 'invalid_headers', input.headers)
-  const userAgent = string(errors, 'user_agent', 'invalid_user_agent', input.user_agent, 1024)
+  let userAgent: string | undefined
+  if (input.user_agent !== undefined) {
+    if (typeof input.user_agent === 'string' && input.user_agent.length <= MAX_USER_AGENT_LENGTH && isHeaderValue(input.user_agent)) userAgent = input.user_agent
+    else errors.push(fieldError('user_agent', 'invalid_user_agent', `user_agent must be a header value of at most ${MAX_USER_AGENT_LENGTH} characters (no control characters, line breaks or characters beyond Latin-1)`))
+  }
 
   const method = oneOf(errors, 'method', 'invalid_method', input.method, HTTP_METHODS) ?? 'GET'
   let body: string | null | undefined
@@ -202,11 +222,12 @@ export const validateJobSpec = (input: unknown, ctx: JobSpecContext): JobSpecRes
     errors.push(...checked.errors)
     extraction = checked.value
   }
-  if (artifactOptions.include_extraction && input.extraction === undefined) {
-    errors.push(fieldError('artifact_options.include_extraction', 'missing_extraction', 'include_extraction needs extraction.hooks'))
-  }
 
-  if (errors.length > 0 || !jobType || !targetUrl) return { ok: false, errors }
+  if (errors.length > 0 || !jobType || !targetUrl) return failure(errors)
+  // Sending hooks implies wanting their result unless the caller said otherwise; asking for it without hooks gets an empty result.
+  const includeExtraction = extraction
+    ? !(isPlainObject(input.artifact_options) && input.artifact_options.include_extraction === false)
+    : artifactOptions.include_extraction
   return {
     ok: true,
     spec: {
@@ -215,9 +236,8 @@ export const validateJobSpec = (input: unknown, ctx: JobSpecContext): JobSpecRes
       timeout_ms: timeoutMs ?? DEFAULT_TIMEOUT_MS,
       tags: tags ? [...new Set(tags)] : [],
       ...(idempotencyToken !== undefined ? { idempotency_token: idempotencyToken } : {}),
-      // Sending hooks implies wanting their result unless the caller said otherwise.
-      artifact_options: { ...artifactOptions, include_extraction: extraction ? (isPlainObject(input.artifact_options) && input.artifact_options.include_extraction === false ? false : true) : false },
-      ...(extraction ? { extraction } : {}),
+      artifact_options: { ...artifactOptions, include_extraction: includeExtraction },
+      ...(extraction ? { extraction } : includeExtraction ? { extraction: { hooks: [] } } : {}),
       actions,
       ...(headers ? { headers } : {}),
       ...(userAgent !== undefined ? { user_agent: userAgent } : {}),
@@ -243,16 +263,17 @@ const validateRetryPolicy = (errors: Errors, v: unknown): RetryPolicy => {
   if (v === undefined) return DEFAULT_RETRY_POLICY
   const bad = (message: string) => (errors.push(fieldError('retry_policy', 'invalid_retry_policy', message)), DEFAULT_RETRY_POLICY)
   if (!isPlainObject(v)) return bad('retry_policy must be an object')
-  const extra = Object.keys(v).filter((k) => !['max_attempts', 'retry_on_status', 'retry_methods'].includes(k))
-  if (extra.length > 0) return bad(`retry_policy has unknown fields: ${extra.join(', ')}`)
+  const before = errors.length
+  unknownFields(errors, 'retry_policy.', v, new Set(['max_attempts', 'retry_on_status', 'retry_methods']))
+  if (errors.length > before) return DEFAULT_RETRY_POLICY
   const { max_attempts, retry_on_status, retry_methods } = v
   if (max_attempts !== undefined && (typeof max_attempts !== 'number' || !Number.isInteger(max_attempts) || max_attempts < 1 || max_attempts > 10)) {
     return bad('retry_policy.max_attempts must be an integer from 1 to 10')
   }
-  if (retry_on_status !== undefined && (!Array.isArray(retry_on_status) || retry_on_status.some((s) => !Number.isInteger(s) || s < 100 || s > 599))) {
-    return bad('retry_policy.retry_on_status must be a list of HTTP status codes (100-599)')
+  if (retry_on_status !== undefined && (!Array.isArray(retry_on_status) || retry_on_status.length > MAX_RETRY_STATUSES || retry_on_status.some((s) => !Number.isInteger(s) || s < 100 || s > 599))) {
+    return bad(`retry_policy.retry_on_status must be a list of at most ${MAX_RETRY_STATUSES} HTTP status codes (100-599)`)
   }
-  if (retry_methods !== undefined && (!Array.isArray(retry_methods) || retry_methods.some((m) => !(HTTP_METHODS as readonly unknown[]).includes(m)))) {
+  if (retry_methods !== undefined && (!Array.isArray(retry_methods) || retry_methods.length > HTTP_METHODS.length || retry_methods.some((m) => !(HTTP_METHODS as readonly unknown[]).includes(m)))) {
     return bad(`retry_policy.retry_methods must be a list of ${HTTP_METHODS.join(', ')}`)
   }
   return {
@@ -268,6 +289,7 @@ const validateViewport = (errors: Errors, v: unknown): { width: number; height: 
     errors.push(fieldError('viewport', 'invalid_viewport', 'viewport must be an object with width and height'))
     return undefined
   }
+  unknownFields(errors, 'viewport.', v, new Set(['width', 'height']))
   const width = v.width === undefined
     ? (errors.push(fieldError('viewport.width', 'invalid_viewport_width', 'viewport.width is required')), undefined)
     : integerIn(errors, 'viewport.width', 'invalid_viewport_width', v.width, 320, 7680)
@@ -277,10 +299,17 @@ const validateViewport = (errors: Errors, v: unknown): { width: number; height: 
   return width !== undefined && height !== undefined ? { width, height } : undefined
 }
 
+const ACTION_FIELDS: Readonly<Record<Action['type'], ReadonlySet<string>>> = {
+  click: new Set(['type', 'selector']),
+  fill: new Set(['type', 'selector', 'value']),
+  scroll: new Set(['type', 'direction']),
+  wait: new Set(['type', 'timeout_ms']),
+}
+
 const validateActions = (errors: Errors, v: unknown): Action[] => {
   if (v === undefined) return []
-  if (!Array.isArray(v) || v.length > 50) {
-    errors.push(fieldError('actions', 'invalid_actions', 'actions must be a list of at most 50 actions'))
+  if (!Array.isArray(v) || v.length > MAX_ACTIONS) {
+    errors.push(fieldError('actions', 'invalid_actions', `actions must be a list of at most ${MAX_ACTIONS} actions`))
     return []
   }
   const actions: Action[] = []
@@ -288,6 +317,7 @@ const validateActions = (errors: Errors, v: unknown): Action[] => {
     const at = `actions[${i}]`
     if (!isPlainObject(raw)) return void errors.push(fieldError(at, 'invalid_action', `${at} must be an object`))
     const type = oneOf(errors, `${at}.type`, 'invalid_action_type', raw.type, ACTION_TYPES)
+    if (type) unknownFields(errors, `${at}.`, raw, ACTION_FIELDS[type])
     const selector = () => {
       if (typeof raw.selector !== 'string' || raw.selector.trim() === '' || raw.selector.length > 2048) {
         errors.push(fieldError(`${at}.selector`, 'invalid_action_selector', `${at}.selector must be a non-empty CSS selector`))
@@ -330,9 +360,10 @@ const validateProxy = (errors: Errors, v: unknown, allowlist: Allowlist): ProxyS
     else if (!checked.ok) errors.push(fieldError('proxy.server', checked.code === 'unsafe_target_url' ? 'unsafe_proxy_server' : 'invalid_proxy_server', checked.message))
     else server = checked.url.origin
   }
-  const username = string(errors, 'proxy.username', 'invalid_proxy_username', v.username, 256)
-  const password = string(errors, 'proxy.password', 'invalid_proxy_password', v.password, 256)
-  const bypass = string(errors, 'proxy.bypass', 'invalid_proxy_bypass', v.bypass, 1024)
+  // Credentials end up in a Proxy-Authorization header, the bypass list in a browser flag: clean text only.
+  const username = text(errors, 'proxy.username', 'invalid_proxy_username', v.username, 256)
+  const password = text(errors, 'proxy.password', 'invalid_proxy_password', v.password, 256)
+  const bypass = text(errors, 'proxy.bypass', 'invalid_proxy_bypass', v.bypass, 1024)
   if (!server) return undefined
   return { server, ...(username !== undefined ? { username } : {}), ...(password !== undefined ? { password } : {}), ...(bypass !== undefined ? { bypass } : {}) }
 }

@@ -31,7 +31,7 @@ const cases: [string, Record<string, unknown>, string][] = [
   ['viewport height too large', { ...standard, viewport: { width: 800, height: 4321 } }, 'invalid_viewport_height'],
   ['locale not BCP-47', { ...standard, locale: 'english please' }, 'invalid_locale'],
   ['timezone_id not IANA', { ...standard, timezone_id: 'Mars/Olympus_Mons' }, 'invalid_timezone_id'],
-  ['headers with a newline', { ...standard, headers: { 'x-a': 'b\r\nx-injected: 1' } }, 'invalid_headers'],
+  ['headers with a newline', { ...standard, headers: { 'x-a': 'b\r\nx-injected: 1' } }, 'invalid_header_value'],
   ['user_agent not a string', { ...standard, user_agent: 42 }, 'invalid_user_agent'],
   // Standard-only options on stealth: rejected, never dropped
   ['viewport on stealth', { ...stealth, viewport: { width: 800, height: 600 } }, 'invalid_viewport_tier'],

@@ -96,3 +96,25 @@ t.test('a catastrophic regex cannot stall the worker: the hook errors, the job c
   t.equal(job.status, 'succeeded')
   t.ok(['error', 'no_match'].includes(extraction.hooks[0].status))
 })
+
+t.test('include_extraction without hooks is accepted and yields an empty extraction result', async (t) => {
+  const submitted = await svc.api('POST', '/v1/jobs', { key, body: { job_type: 'light', target_url: `${site.origin}/grid`, artifact_options: { include_extraction: true } } })
+  t.equal(submitted.status, 202, submitted.text)
+  const { job, extraction } = await extractionOf(submitted.body.job_id)
+  t.equal(job.status, 'succeeded')
+  t.same(extraction, { hooks: [] })
+})
+
+t.test('unknown fields inside hooks and record fields are refused, naming their path', async (t) => {
+  const cases: [unknown, string][] = [
+    [{ hooks: [{ hook_id: 'a', type: 'css', selector: 'h1', zzz: 1 }] }, 'extraction.hooks[0].zzz'],
+    [{ hooks: [{ hook_id: 'a', type: 'regex', pattern: 'a', selector: 'h1' }] }, 'extraction.hooks[0].selector'],
+    [{ hooks: [{ hook_id: 'a', type: 'records', container: 'li', fields: { n: { selector: 'b', zzz: true } } }] }, 'extraction.hooks[0].fields.n.zzz'],
+    [{ hooks: [], mode: 'fast' }, 'extraction.mode'],
+  ]
+  for (const [extraction, field] of cases) {
+    const answer = await svc.api('POST', '/v1/jobs', { key, body: { job_type: 'light', target_url: `${site.origin}/grid`, extraction } })
+    t.equal(answer.status, 422, field)
+    t.ok(answer.body.error.details.some((d: any) => d.code === 'unknown_field' && d.field === field), `${field}: ${answer.text}`)
+  }
+})
