@@ -11,6 +11,8 @@ export interface AccountContext {
     readonly sessionTtlSeconds: number
     readonly verificationTokenTtlSeconds: number
     readonly loginAttemptsPerMinute: number
+    /** Consecutive failed logins of one address before it must wait (api/account/login-backoff.ts). */
+    readonly loginFailuresBeforeBackoff: number
     /** True when PUBLIC_BASE_URL is https: the session cookie is then `Secure`. */
     readonly secureCookies: boolean
   }

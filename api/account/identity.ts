@@ -2,9 +2,11 @@ import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify'
 import { authenticateUser, registerUser, verifyEmail } from '../../commands/users.js'
 import { ValidationFailed } from '../../domain/errors.js'
 import { checkCredentials } from '../../domain/user/credentials.js'
+import { emailHash } from '../../domain/user/identity.js'
 import { waitForUser } from '../../projections/user-queries.js'
 import type { AccountContext } from './context.js'
 import { BadRequest } from './errors.js'
+import type { LoginBackoff } from './login-backoff.js'
 import {
   accountSecurity, CredentialsBody, EmailAlreadyUsed, InvalidCredentials, InvalidOrExpiredToken, MalformedBody, NotAuthenticated,
   TooManyAttempts, UserSummary, UserWithCreatedAt, ValidationErrorBody,
@@ -20,8 +22,24 @@ const credentialsOf = (body: unknown, purpose: 'register' | 'login') => {
 const anonymous = (correlationId: string) => ({ correlation_id: correlationId, causation_id: null, actor: 'anonymous' })
 const summary = (user: { user_id: string; email: string; is_verified: boolean }) => ({ id: user.user_id, email: user.email, isVerified: user.is_verified })
 
-/** Registration, verification, login, logout, bearer tokens and /me. `loginLimit` guards /login and /token together. */
-export const identityRoutes = async (app: FastifyInstance, account: AccountContext, sessions: Sessions, loginLimit: preHandlerAsyncHookHandler) => {
+/**
+ * Registration, verification, login, logout, bearer tokens and /me. `loginLimit` (per client address) and `backoff`
+ * (per account) guard /login and /token together.
+ */
+export const identityRoutes = async (
+  app: FastifyInstance, account: AccountContext, sessions: Sessions, loginLimit: preHandlerAsyncHookHandler, backoff: LoginBackoff,
+) => {
+  /** During the account's backoff even the right password is refused (429): answering it would let guessing go on. */
+  const authenticate = async (body: unknown) => {
+    const credentials = credentialsOf(body, 'login')
+    const accountKey = emailHash(credentials.email)
+    const refused = backoff.begin(accountKey)
+    if (refused) throw refused
+    const user = await account.run(authenticateUser(credentials))
+    backoff.succeeded(accountKey)
+    return user
+  }
+
   app.post('/register', {
     schema: {
       tags, summary: 'Register a user',
@@ -63,7 +81,9 @@ export const identityRoutes = async (app: FastifyInstance, account: AccountConte
     schema: {
       tags, summary: 'Log in with a cookie session',
       description: 'Sets the session cookie `sw_session` (signed, HttpOnly, SameSite=Lax, Path=/, Max-Age SESSION_TTL_SECONDS, Secure over https). '
-        + 'Unverified users may log in; `isVerified` tells. At most 5 attempts per minute per client (with /token).',
+        + 'Unverified users may log in; `isVerified` tells. At most 5 attempts per minute per client (with /token); after '
+        + 'LOGIN_FAILURES_BEFORE_BACKOFF (default 5) consecutive failures for one address, that address waits (30 s, doubling up to 15 min) whatever the client, '
+        + 'and even the right password answers 429 too_many_failed_logins until then.',
       body: CredentialsBody,
       response: {
         200: { type: 'object', required: ['status', 'user'], properties: { status: { type: 'string', enum: ['ok'] }, user: UserSummary } },
@@ -71,7 +91,7 @@ export const identityRoutes = async (app: FastifyInstance, account: AccountConte
       },
     },
   }, async (request, reply) => {
-    const user = await account.run(authenticateUser(credentialsOf(request.body, 'login')))
+    const user = await authenticate(request.body)
     sessions.startSession(reply, user.user_id)
     return { status: 'ok', user: summary(user) }
   })
@@ -92,7 +112,8 @@ export const identityRoutes = async (app: FastifyInstance, account: AccountConte
     onRequest: loginLimit,
     schema: {
       tags, summary: 'Get a bearer access token',
-      description: 'An HS256 JWT for `Authorization: Bearer …`, valid for `expires_in` seconds (ACCESS_TOKEN_TTL_SECONDS). At most 5 attempts per minute per client (with /login).',
+      description: 'An HS256 JWT for `Authorization: Bearer …`, valid for `expires_in` seconds (ACCESS_TOKEN_TTL_SECONDS). At most 5 attempts per minute per client (with /login), '
+        + 'and the same per-account backoff as /login (429 too_many_failed_logins).',
       body: CredentialsBody,
       response: {
         200: {
@@ -103,7 +124,7 @@ export const identityRoutes = async (app: FastifyInstance, account: AccountConte
       },
     },
   }, async (request) => {
-    const user = await account.run(authenticateUser(credentialsOf(request.body, 'login')))
+    const user = await authenticate(request.body)
     return { ...sessions.issueAccessToken(user.user_id), user: summary(user) }
   })
 

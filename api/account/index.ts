@@ -4,10 +4,12 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import { hkdfSync } from 'node:crypto'
 import { LimitExceeded } from '../../domain/errors.js'
+import { DEFAULT_LOGIN_BACKOFF } from '../../domain/user/login-backoff.js'
 import { apiKeyRoutes } from './api-keys.js'
 import type { AccountContext } from './context.js'
 import { sendAccountError } from './errors.js'
 import { identityRoutes } from './identity.js'
+import { makeLoginBackoff } from './login-backoff.js'
 import { makeSessions } from './session.js'
 
 /** The cookie signing key is derived from the JWT secret with its own label, never the same key for two jobs. */
@@ -34,6 +36,7 @@ export const accountRoutes = async (app: FastifyInstance, account: AccountContex
     }),
   })
   const sessions = makeSessions(app, account)
-  await identityRoutes(app, account, sessions, loginLimit)
+  const backoff = makeLoginBackoff({ ...DEFAULT_LOGIN_BACKOFF, freeFailures: account.settings.loginFailuresBeforeBackoff })
+  await identityRoutes(app, account, sessions, loginLimit, backoff)
   await apiKeyRoutes(app, account, sessions)
 }

@@ -49,8 +49,11 @@ export const ValidationErrorBody = {
 export const MalformedBody = { type: 'object', description: 'The body is not JSON.', properties: { error: { type: 'string', enum: ['malformed_body'] } } } as const
 export const InvalidCredentials = detail('Unknown e-mail or wrong password (the two are not told apart).', ['invalid_credentials'])
 export const TooManyAttempts = detail(
-  'More than LOGIN_ATTEMPTS_PER_MINUTE (default 5) attempts on /login and /token together from one client address within a minute. Headers: Retry-After (seconds), X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset.',
-  ['too_many_attempts'],
+  '`too_many_attempts`: more than LOGIN_ATTEMPTS_PER_MINUTE (default 5) attempts on /login and /token together from one client address within a minute. '
+  + '`too_many_failed_logins`: the address had LOGIN_FAILURES_BEFORE_BACKOFF (default 5) consecutive failed logins, from any client; it waits 30 s, '
+  + 'doubled with each further failure up to 15 min, and until then even the right password is refused. '
+  + 'Headers: Retry-After (seconds), X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset.',
+  ['too_many_attempts', 'too_many_failed_logins'],
 )
 export const NotAuthenticated = {
   type: 'object', description: 'No bearer token or session cookie, or one that is invalid or expired.',

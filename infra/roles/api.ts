@@ -22,6 +22,7 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
         settings: {
           jwtSecret: config.jwtSecret, accessTokenTtlSeconds: config.accessTokenTtlSeconds, sessionTtlSeconds: config.sessionTtlSeconds,
           verificationTokenTtlSeconds: config.verificationTokenTtlSeconds, loginAttemptsPerMinute: config.loginAttemptsPerMinute,
+          loginFailuresBeforeBackoff: config.loginFailuresBeforeBackoff,
           secureCookies: config.publicBaseUrl.startsWith('https://'),
         },
       },
