@@ -48,11 +48,11 @@ interface Import {
 
 /** Every module a file refers to, with whether the reference can only ever be a type. */
 export const importsOf = (fileName: string, text: string): Import[] => {
-  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS)
   const found: Import[] = []
   const add = (literal: ts.Node, typeOnly: boolean) => {
     if (!ts.isStringLiteralLike(literal)) return
-    found.push({ specifier: literal.text, typeOnly, line: source.getLineAndCharacterOfPosition(literal.getStart()).line + 1 })
+    found.push({ specifier: literal.text, typeOnly, line: source.getLineAndCharacterOfPosition(literal.getStart(source)).line + 1 })
   }
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node)) {
