@@ -119,8 +119,8 @@ export const verifyEmail = (token: string, metadata: EventMetadata) =>
     if (!parsed) return yield* Effect.fail(new InvalidVerificationToken({ reason: 'unknown' }))
     const user = yield* loadUser(parsed.user_id)
     const command: UserCommand = { _tag: 'VerifyEmail', user_id: parsed.user_id, token_hash: verificationTokenHash(token), now: new Date().toISOString() }
-    yield* runUserCommand(command, user.exists ? user.org_id : '', { metadata: { ...metadata, actor: `user:${parsed.user_id}` } })
-    return { user_id: parsed.user_id }
+    const handled = yield* runUserCommand(command, user.exists ? user.org_id : '', { metadata: { ...metadata, actor: `user:${parsed.user_id}` } })
+    return { user_id: parsed.user_id, position: handled.position }
   })
 
 export interface AuthenticatedUser {

@@ -1,4 +1,4 @@
-import { Effect, Schedule } from 'effect'
+import { Effect } from 'effect'
 import { NotFound } from '../domain/errors.js'
 import { emailHash } from '../domain/user/identity.js'
 import { DocumentStore } from '../ports/document-store.js'
@@ -28,13 +28,3 @@ export const findUserByEmail = (email: string) =>
     const ref = yield* (yield* DocumentStore).get(USER_EMAILS, emailHash(email))
     return ref ? yield* getUser(ref.user_id as string) : null
   })
-
-/**
- * The user as soon as the read model shows them in the wanted state (up to ~3 s): a write just made through the
- * account API and the next read then agree.
- */
-export const waitForUser = (userId: string, ready: (user: UserView) => boolean = () => true) =>
-  getUser(userId).pipe(
-    Effect.filterOrFail(ready, () => new NotFound({ resource: 'user', id: userId })),
-    Effect.retry({ schedule: Schedule.spaced('5 millis'), times: 600, while: (e) => e._tag === 'NotFound' }),
-  )

@@ -1,20 +1,16 @@
 import type { FastifyInstance } from 'fastify'
-import { Effect, Schedule } from 'effect'
 import { createApiKey, DEFAULT_KEY_LIMITS } from '../../commands/orgs.js'
 import { Forbidden, ValidationFailed } from '../../domain/errors.js'
 import { SCOPES } from '../../domain/scopes.js'
 import { checkAccountKeyRequest } from '../../domain/user/key-request.js'
-import { authenticateApiKey } from '../../projections/key-queries.js'
+import { hashApiKey } from '../../domain/secrets.js'
 import { getKey } from '../../projections/org-queries.js'
+import { API_KEY_HASHES, API_KEYS } from '../../projections/orgs.js'
+import { waitForPosition } from '../../projections/read-your-writes.js'
+import { requestMetadata } from '../event-metadata.js'
 import type { AccountContext } from './context.js'
 import { accountSecurity, ApiKeyCreatedBody, EmailNotVerified, MalformedBody, NotAuthenticated, ValidationErrorBody } from './schemas.js'
 import { userOf, type Sessions } from './session.js'
-
-/** Answers once the v1 API accepts the key (the projection is usually there within milliseconds). */
-const untilUsable = (secret: string) =>
-  Effect.suspend(() => authenticateApiKey(secret, new Date())).pipe(
-    Effect.retry({ schedule: Schedule.spaced('5 millis'), times: 600, while: (e) => e._tag === 'Unauthenticated' }),
-  )
 
 /** The bridge from the account API to the v1 API: a verified user gets API keys for their organization. */
 export const apiKeyRoutes = async (app: FastifyInstance, account: AccountContext, sessions: Sessions) => {
@@ -36,9 +32,11 @@ export const apiKeyRoutes = async (app: FastifyInstance, account: AccountContext
     if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
     const created = await account.run(createApiKey({
       org_id: user.org_id, name: checked.name, scopes: SCOPES, limits: DEFAULT_KEY_LIMITS, expires_at: null,
-      metadata: { correlation_id: request.id, causation_id: null, actor: `user:${user.user_id}` },
+      metadata: requestMetadata(request, `user:${user.user_id}`),
     }))
-    await account.run(untilUsable(created.secret))
+    // Answered once the v1 API accepts the key: both documents authentication reads show its creation.
+    await account.run(waitForPosition(API_KEYS, created.key_id, created.position))
+    await account.run(waitForPosition(API_KEY_HASHES, hashApiKey(created.secret), created.position))
     const key = await account.run(getKey(user.org_id, created.key_id))
     return reply.code(201).send({
       key_id: created.key_id, api_key: created.secret, org_id: user.org_id, name: key.name, key_prefix: key.key_prefix, scopes: key.scopes,

@@ -3,7 +3,9 @@ import { authenticateUser, registerUser, verifyEmail } from '../../commands/user
 import { ValidationFailed } from '../../domain/errors.js'
 import { checkCredentials } from '../../domain/user/credentials.js'
 import { emailHash } from '../../domain/user/identity.js'
-import { waitForUser } from '../../projections/user-queries.js'
+import { waitForPosition } from '../../projections/read-your-writes.js'
+import { USERS } from '../../projections/users.js'
+import { requestMetadata } from '../event-metadata.js'
 import type { AccountContext } from './context.js'
 import { BadRequest } from './errors.js'
 import type { LoginBackoff } from './login-backoff.js'
@@ -19,7 +21,6 @@ const credentialsOf = (body: unknown, purpose: 'register' | 'login') => {
   if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
   return checked.value
 }
-const anonymous = (correlationId: string) => ({ correlation_id: correlationId, causation_id: null, actor: 'anonymous' })
 const summary = (user: { user_id: string; email: string; is_verified: boolean }) => ({ id: user.user_id, email: user.email, isVerified: user.is_verified })
 
 /**
@@ -52,7 +53,7 @@ export const identityRoutes = async (
     },
   }, async (request, reply) => {
     const credentials = credentialsOf(request.body, 'register')
-    await account.run(registerUser({ credentials, verificationTtlSeconds: account.settings.verificationTokenTtlSeconds, metadata: anonymous(request.id) }))
+    await account.run(registerUser({ credentials, verificationTtlSeconds: account.settings.verificationTokenTtlSeconds, metadata: requestMetadata(request, 'anonymous') }))
     return reply.code(202).send()
   })
 
@@ -70,9 +71,9 @@ export const identityRoutes = async (
   }, async (request) => {
     const { token } = request.query as { token?: string }
     if (!token) throw new BadRequest({ code: 'missing_token' })
-    const { user_id } = await account.run(verifyEmail(token, anonymous(request.id)))
+    const verified = await account.run(verifyEmail(token, requestMetadata(request, 'anonymous')))
     // Answer once /me shows the verified address.
-    await account.run(waitForUser(user_id, (user) => user.is_verified))
+    await account.run(waitForPosition(USERS, verified.user_id, verified.position))
     return { status: 'verified' }
   })
 

@@ -3,7 +3,9 @@ import type {} from '@fastify/jwt'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Effect } from 'effect'
 import { Unauthenticated } from '../../domain/errors.js'
-import { waitForUser, type UserView } from '../../projections/user-queries.js'
+import { waitForPosition } from '../../projections/read-your-writes.js'
+import { getUser, type UserView } from '../../projections/user-queries.js'
+import { USERS } from '../../projections/users.js'
 import type { AccountContext } from './context.js'
 
 /**
@@ -73,7 +75,8 @@ export const makeSessions = (app: FastifyInstance, account: AccountContext) => {
      */
     requireUser: async (request: FastifyRequest) => {
       const userId = userIdOf(request)
-      request.accountUser = await account.run(waitForUser(userId).pipe(Effect.catchTag('NotFound', () => Effect.fail(notAuthenticated()))))
+      await account.run(waitForPosition(USERS, userId, 0)) // any position: the user exists
+      request.accountUser = await account.run(getUser(userId).pipe(Effect.catchTag('NotFound', () => Effect.fail(notAuthenticated()))))
     },
   }
 }

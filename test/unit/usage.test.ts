@@ -1,0 +1,48 @@
+import t from 'tap'
+import { Effect, Layer } from 'effect'
+import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
+import { UsageFromCounters } from '../../infra/usage/layer.js'
+import { DocumentStore } from '../../ports/document-store.js'
+import { Usage } from '../../ports/usage.js'
+import { orgCounterId, USAGE_COUNTERS } from '../../projections/credits.js'
+
+const setup = () => {
+  const docs = makeMemoryDocumentStore()
+  const layer = Layer.provide(UsageFromCounters, Layer.succeed(DocumentStore, docs))
+  return { docs, run: <A, E>(effect: Effect.Effect<A, E, Usage>) => Effect.runPromise(Effect.provide(effect, layer)) }
+}
+const now = new Date('2026-11-23T12:00:00Z')
+
+t.test('jobs admitted here count until the counters have seen their position', async (t) => {
+  const { docs, run } = setup()
+  const snapshots = await run(Effect.gen(function* () {
+    const usage = yield* Usage
+    const before = yield* usage.snapshot('o1', 'k1', now)
+    yield* usage.admitted({ orgId: 'o1', keyId: 'k1', weight: 5, position: 10, day: '2026-11-23' })
+    yield* usage.admitted({ orgId: 'o1', keyId: 'k2', weight: 1, position: 11, day: '2026-11-23' })
+    const pending = yield* usage.snapshot('o1', 'k1', now)
+    // The projection catches up with the first job (position 10): it now counts it itself.
+    yield* docs.put(USAGE_COUNTERS, { _id: orgCounterId('o1'), active_jobs: 1, reserved_credits: 5, _position: 10 })
+    const caughtUp = yield* usage.snapshot('o1', 'k1', now)
+    const otherOrg = yield* usage.snapshot('o2', 'k1', now)
+    return { before, pending, caughtUp, otherOrg }
+  }))
+  t.same(snapshots.before, { jobsToday: 0, activeJobsOrg: 0, activeJobsKey: 0, creditsCommitted: 0 })
+  t.same(snapshots.pending, { jobsToday: 1, activeJobsOrg: 2, activeJobsKey: 1, creditsCommitted: 6 })
+  t.same(snapshots.caughtUp, { jobsToday: 0, activeJobsOrg: 2, activeJobsKey: 0, creditsCommitted: 6 }, 'counted once, by the counters')
+  t.same(snapshots.otherOrg.activeJobsOrg, 0)
+})
+
+t.test('admissions of one organization run one at a time; other organizations do not wait', async (t) => {
+  const { run } = setup()
+  const order = await run(Effect.gen(function* () {
+    const usage = yield* Usage
+    const log: string[] = []
+    const section = (name: string, orgId: string, ms: number) =>
+      usage.serialized(orgId, Effect.gen(function* () { log.push(`${name}:start`); yield* Effect.sleep(ms); log.push(`${name}:end`) }))
+    yield* Effect.all([section('a', 'o1', 40), section('b', 'o1', 1), section('c', 'o2', 1)], { concurrency: 'unbounded' })
+    return log
+  }))
+  t.ok(order.indexOf('a:end') < order.indexOf('b:start'), `o1's second admission waits for the first: ${order.join(' ')}`)
+  t.ok(order.indexOf('c:end') < order.indexOf('a:end'), 'another organization does not wait')
+})
