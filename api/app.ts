@@ -8,7 +8,9 @@ import { ACCOUNT_OPENAPI_TAG, ACCOUNT_SECURITY_SCHEMES } from './account/openapi
 import type { ApiContext, RouteContext } from './context.js'
 import { makeRateWindow } from './rate-window.js'
 import { downloadRoutes } from './downloads.js'
-import { ErrorBodySchema, sendClientError, sendError } from './errors.js'
+import { declareCommonResponses } from './declared-responses.js'
+import { ErrorBodySchema, sendClientError, sendError, sendFrameworkError } from './errors.js'
+import { makeMethodIndex } from './method-not-allowed.js'
 import { capConnectionsPerAddress, DEFAULT_SERVER_LIMITS, serverTimeoutOptions, type ServerLimits } from './server-limits.js'
 import { correlationIdOf } from './event-metadata.js'
 import { JobRequestSchema } from './v1/job-request-schema.js'
@@ -48,6 +50,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
     genReqId: correlationIdOf,
     ...serverTimeoutOptions(limits),
     clientErrorHandler: sendClientError,
+    frameworkErrors: sendFrameworkError,
   })
   capConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress)
   app.setValidatorCompiler(({ schema, httpPart }) => {
@@ -55,7 +58,12 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
     return queryAjv.compile(schema)
   })
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply))
-  app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: { code: 'route_not_found', message: `${request.method} ${request.url} is not a route` } }))
+  const methods = makeMethodIndex()
+  app.addHook('onRoute', (route) => {
+    declareCommonResponses(route)
+    methods.add(route)
+  })
+  app.setNotFoundHandler(methods.notFound)
 
   app.addSchema(ErrorBodySchema)
   app.addSchema(JobRequestSchema)

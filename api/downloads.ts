@@ -12,10 +12,14 @@ export const downloadRoutes = async (app: FastifyInstance, ctx: ApiContext) => {
   app.get(DOWNLOAD_PATH, {
     schema: {
       tags: ['artifacts'], summary: 'Download an artifact through a presigned URL',
-      description: 'The URL comes from GET /v1/jobs/{job_id}/artifacts/{artifact_id}. Answers 403 `invalid_signature` when tampered with and 410 `url_expired` after expiry.',
+      description: 'The URL comes from GET /v1/jobs/{job_id}/artifacts/{artifact_id}; its signature is the only credential. Answers 403 `invalid_signature` when tampered with, 410 `url_expired` after expiry, 404 `artifact_not_found` when the artifact was purged, 422 `validation_failed` when a query parameter is missing or malformed.',
       querystring: {
         type: 'object', required: ['key', 'expires', 'name', 'sig'],
         properties: { key: { type: 'string' }, expires: { type: 'integer' }, name: { type: 'string' }, sig: { type: 'string' } },
+      },
+      response: {
+        200: { description: 'The artifact bytes, with its own content type, as an attachment.', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+        403: { $ref: 'ErrorBody#' }, 404: { $ref: 'ErrorBody#' }, 410: { $ref: 'ErrorBody#' },
       },
     },
   }, async (request, reply) => {

@@ -22,10 +22,46 @@ const orgView = (doc: Record<string, unknown>) => {
   }
 }
 
+const OrgSchema = {
+  type: 'object',
+  properties: {
+    org_id: { type: 'string' }, name: { type: 'string' }, plan: { type: 'string', enum: ['free', 'starter', 'pro', 'business', 'enterprise'] },
+    created_at: { type: 'string' }, ip_allowlist: { type: 'array', items: { type: 'string' } },
+    limits: { type: 'object', properties: { concurrent_jobs: { type: 'integer' }, monthly_credits: { type: 'integer' }, retention_days: { type: 'integer' } } },
+  },
+} as const
+
+const UsageSchema = {
+  type: 'object',
+  properties: {
+    month: { type: 'string', description: 'YYYY-MM (UTC)' }, plan: { type: 'string' }, monthly_credits: { type: 'integer' }, credits_used: { type: 'integer' },
+    credits_reserved: { type: 'integer' }, credits_remaining: { type: 'integer' }, jobs_charged: { type: 'integer' }, active_jobs: { type: 'integer' },
+    concurrent_jobs_cap: { type: 'integer' },
+  },
+} as const
+
+const AuditPageSchema = {
+  type: 'object',
+  properties: {
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          event_id: { type: 'string' }, position: { type: 'integer' }, type: { type: 'string' }, stream: { type: 'string' }, occurred_at: { type: 'string' },
+          actor: { type: ['string', 'null'] }, correlation_id: { type: ['string', 'null'] }, detail: { type: 'object', additionalProperties: true },
+        },
+        additionalProperties: true,
+      },
+    },
+    total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' },
+  },
+} as const
+
 export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
   app.get('/v1/org', {
     preHandler: requireApiKey(ctx, 'org.read'),
-    schema: { tags: ['org'], summary: 'The organization, its plan limits and IP allowlist', security, response: errors(401, 403) },
+    schema: { tags: ['org'], summary: 'The organization, its plan limits and IP allowlist', security, response: { 200: OrgSchema, ...errors(401, 403) } },
   }, async (request) => orgView(await ctx.run(getOrg(principalOf(request).org_id))))
 
   app.put('/v1/org/ip-allowlist', {
@@ -34,7 +70,7 @@ export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
       tags: ['org'], summary: 'Set the organization IP allowlist', security,
       description: 'v1 calls from addresses outside the list answer 403 `ip_not_allowed` (keys may narrow it further with their own `ip_allowlist`). An empty list allows every address. A list must include the address of the request that sets it (as the service sees it: behind a reverse proxy, configure `TRUST_PROXY`), so an organization cannot lock itself out. 422 codes: `invalid_ip_allowlist`, `missing_ip_allowlist`, `allowlist_excludes_caller`, `unknown_field`. An operator who is locked out anyway clears the list with `npm run --silent cli -- org ip-allowlist clear --org ORG_ID`.',
       body: { type: 'object', required: ['ip_allowlist'], properties: { ip_allowlist: { type: 'array', items: { type: 'string' } } } },
-      response: errors(400, 401, 403, 422),
+      response: { 200: OrgSchema, ...errors(400, 401, 403, 422) },
     },
   }, async (request) => {
     const principal = principalOf(request)
@@ -55,7 +91,7 @@ export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     schema: {
       tags: ['org'], summary: 'Credit usage this month', security,
       description: 'Credits are charged once per succeeded job by engine weight (light 1, standard 5, stealth 30); failed jobs cost nothing. `credits_reserved` are the weights of queued and running jobs, counted against the monthly pool at admission.',
-      response: errors(401, 403),
+      response: { 200: UsageSchema, ...errors(401, 403) },
     },
   }, async (request) => {
     const principal = principalOf(request)
@@ -76,7 +112,7 @@ export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
       tags: ['org'], summary: 'Audit log of the organization, newest first', security,
       description: 'One entry per recorded event (keys created and revoked, settings changed, jobs requested and finished, ...) with actor and correlation id. Secrets and their hashes are never included.',
       querystring: { type: 'object', additionalProperties: false, properties: pagingProperties(50) },
-      response: errors(401, 403, 422),
+      response: { 200: AuditPageSchema, ...errors(401, 403, 422) },
     },
   }, async (request) => {
     const { page, per_page } = request.query as { page: number; per_page: number }

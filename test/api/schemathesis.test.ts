@@ -1,0 +1,49 @@
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import t from 'tap'
+import { verificationLink } from '../helpers/mail.js'
+import { startService, tempDataDir } from '../helpers/service.js'
+
+/**
+ * Fuzzes every operation of /openapi.json with schemathesis (installed by .ci/run into .services/schemathesis),
+ * authenticated with an all-scope key and a bearer token of a throwaway organization and user, and requires no
+ * server errors, only declared status codes and bodies that match their declared schemas.
+ */
+const candidates = [process.env.SCHEMATHESIS_BIN, join(process.cwd(), '.services/schemathesis/bin/st')].filter((p): p is string => !!p)
+const st = candidates.find((p) => existsSync(p))
+if (!st) {
+  if (process.env.REQUIRE_SERVICES) t.fail(`schemathesis is not installed (looked at ${candidates.join(', ')}; .ci/run installs it)`)
+  else t.plan(0, 'schemathesis is not installed (.ci/run installs it); set SCHEMATHESIS_BIN to run this test')
+} else {
+  // No fetcher (jobs stay queued, nothing leaves the machine) and no DNS: every submitted host name is unresolvable.
+  const dataDir = tempDataDir('schemathesis')
+  const svc = await startService({ roles: ['api', 'projector', 'mailer'], dns: {}, dataDir })
+  t.teardown(() => svc.close())
+
+  const org = await svc.createOrg('enterprise')
+  const email = `fuzz-${Date.now()}@example.com`
+  const password = 'correct horse battery staple'
+  if ((await svc.api('POST', '/register', { body: { email, password } })).status !== 202) throw new Error('registration failed')
+  const link = await verificationLink(svc.dataDir, email)
+  await svc.api('GET', `${link.pathname}${link.search}`)
+  const token = await svc.api('POST', '/token', { body: { email, password } })
+  if (token.status !== 200) throw new Error(`token failed: ${token.text}`)
+
+  t.test('schemathesis finds no server error, no undeclared status and no body outside its schema', async (t) => {
+    const args = [
+      'run', `${svc.base}/openapi.json`, '--url', svc.base,
+      '--header', `X-API-Key: ${org.key}`, '--header', `Authorization: Bearer ${token.body.access_token}`,
+      '--checks', 'not_a_server_error,status_code_conformance,response_schema_conformance',
+      '--max-examples', process.env.SCHEMATHESIS_MAX_EXAMPLES ?? '20', '--seed', '1', '--workers', '2',
+      '--request-timeout', '20', '--no-color', '--report', 'ndjson', '--report-dir', join(dataDir, 'schemathesis-report'),
+    ]
+    const result = await promisify(execFile)(st, args, { timeout: 600_000, maxBuffer: 64 * 1024 * 1024 }).then(
+      (ok) => ({ code: 0, output: ok.stdout + ok.stderr }),
+      (failed: { code?: number; stdout?: string; stderr?: string }) => ({ code: failed.code ?? -1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` }),
+    )
+    const summary = result.output.split('\n').filter((line) => /passed|failed|errored|skipped|Failures|=====/.test(line)).slice(-12).join('\n')
+    t.equal(result.code, 0, `schemathesis exit code\n${result.code === 0 ? summary : result.output.slice(-60_000)}`)
+  })
+}
