@@ -1,4 +1,13 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { randomUUID } from 'node:crypto'
 import t from 'tap'
+import { Effect } from 'effect'
+import { encodeEvent } from '../../domain/events.js'
+import { UserRegistered, VerificationTokenIssued } from '../../domain/user/events.js'
+import { userStream, verificationToken, verificationTokenHash } from '../../domain/user/identity.js'
+import { EventStore } from '../../ports/event-store.js'
+import { MailOutbox } from '../../ports/mail.js'
 import { outboxMessages } from '../helpers/mail.js'
 import { startService, waitFor } from '../helpers/service.js'
 import { startSmtpServer } from '../helpers/smtp.js'
@@ -69,4 +78,23 @@ t.test('the verification e-mail goes to exactly the stored address: .eml To head
     t.same(relayed[0]!.recipients, [stored], 'the envelope has the stored address alone')
     t.equal(outboxMessages(svc.dataDir).filter((m) => m.headers.to === stored).length, 1, 'the outbox copy too')
   }
+})
+
+t.test('a user recorded before addresses were validated, with a NUL in the address, is not mailed', async (t) => {
+  // Events as the service wrote them before the fix; the running mailer reacts to the token's event.
+  const userId = randomUUID()
+  const email = 'legacy@example.com\u0000.attacker.test'
+  const token = verificationToken(userId, 'legacy-secret')
+  const tokenHash = verificationTokenHash(token)
+  await svc.run(Effect.flatMap(MailOutbox, (outbox) => outbox.stage(tokenHash, token)))
+  const now = new Date().toISOString()
+  const events = [
+    new UserRegistered({ user_id: userId, email, password_hash: 'not-a-hash', org_id: randomUUID(), registered_at: now }),
+    new VerificationTokenIssued({ user_id: userId, token_hash: tokenHash, expires_at: new Date(Date.now() + 3_600_000).toISOString(), issued_at: now }),
+  ].map((event) => ({ event_id: randomUUID(), ...encodeEvent(event), org_id: '', occurred_at: now, metadata: { correlation_id: 'legacy', causation_id: null, actor: 'test' } }))
+  await svc.run(Effect.flatMap(EventStore, (store) => store.append(userStream(userId), events, 'no_stream')))
+
+  await waitFor(() => !existsSync(join(svc.dataDir, 'outbox-staged', `${tokenHash}.token`)))
+  t.notOk(outboxMessages(svc.dataDir).some((m) => m.text.includes(token) || m.headers.to.includes('attacker')), 'no message was written')
+  t.notOk(smtp.received.some((m) => m.recipients.some((r) => r.includes('attacker'))), 'nothing was relayed')
 })
