@@ -19,7 +19,7 @@ import { SqliteDocumentStoreLive } from './sqlite/document-store.js'
 import { SqliteEventStoreLive } from './sqlite/layer.js'
 import { UsageFromCounters } from './usage/layer.js'
 
-export type LogFn = (message: string, detail?: unknown) => void
+type LogFn = (message: string, detail?: unknown) => void
 
 export interface AppLayerOptions {
   /** Name resolution for submission-time target checks; the system resolver unless a test gives fixed answers. */
@@ -66,5 +66,3 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
   // Every append of the process goes through the sealing store; the store's own log reads the raw one.
   return SealingEventStore(new SecretBox(config.signingSecret)).pipe(Layer.provideMerge(ports))
 }
-
-export type AppLayer = ReturnType<typeof appLayer>
