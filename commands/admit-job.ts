@@ -1,11 +1,12 @@
 import { Effect } from 'effect'
 import { checkResolvedTarget, type Allowlist } from '../domain/address-policy.js'
 import { AdmissionRejected, fieldError, ValidationFailed } from '../domain/errors.js'
-import { jobStream } from '../domain/events.js'
+import type { JobRequested } from '../domain/job/events.js'
 import type { JobSpec } from '../domain/job/spec.js'
 import { dayOf, jobAdmissionBreaches, retryAfterSeconds, type LimitBreach } from '../domain/limits.js'
 import type { KeyLimits } from '../domain/org/events.js'
 import { CREDIT_WEIGHTS, PLANS, type PlanName } from '../domain/plans.js'
+import { STREAMS } from '../domain/streams.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
 import { HostResolver } from '../ports/host-resolver.js'
 import { Usage } from '../ports/usage.js'
@@ -28,7 +29,7 @@ export interface SubmitAdmittedJob {
 
 export type Admission =
   /** A new job; `position` is its JobRequested's log position, `observed` the limits it exceeded in observe mode. */
-  | { readonly _tag: 'Created'; readonly job_id: string; readonly requested: Record<string, unknown>; readonly position: number; readonly observed: readonly LimitBreach[] }
+  | { readonly _tag: 'Created'; readonly job_id: string; readonly requested: JobRequested; readonly position: number; readonly observed: readonly LimitBreach[] }
   /** The idempotency token was used before: the original job, whose JobRequested is at `position`. */
   | { readonly _tag: 'Replayed'; readonly job_id: string; readonly position: number }
 
@@ -45,7 +46,7 @@ const rejected = (breaches: readonly LimitBreach[], now: number) => {
 /** Log position of an existing job's JobRequested, or null when there is no such job. */
 const requestedPosition = (jobId: string) =>
   Effect.gen(function* () {
-    const history = yield* (yield* EventStore).readStream(jobStream(jobId))
+    const history = yield* (yield* EventStore).readStream(STREAMS.job.stream(jobId))
     return history[0]?.position ?? null
   })
 

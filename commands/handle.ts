@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { Effect, Either } from 'effect'
 import { fold, type Decider } from '../domain/decider.js'
-import { decodeEvent, encodeEvent, type DomainEvent } from '../domain/events.js'
+import { decodeEvent, encodeEvent } from '../domain/events.js'
+import type { DomainEvent } from '../domain/streams.js'
 import { EventStore, type EventMetadata, WrongExpectedRevision, StoreUnavailable } from '../ports/event-store.js'
 
 export interface CommandContext {

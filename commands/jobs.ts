@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { Effect } from 'effect'
-import { jobStream } from '../domain/events.js'
+import { STREAMS } from '../domain/streams.js'
 import { jobDecider, type JobCommand } from '../domain/job/decider.js'
 import type { JobSpec } from '../domain/job/spec.js'
 import { fold } from '../domain/decider.js'
-import { decodeEvent, encodeEvent } from '../domain/events.js'
-import type { JobEvent } from '../domain/job/events.js'
+import { decodeEvent } from '../domain/events.js'
+import type { JobEvent, JobRequested } from '../domain/job/events.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
 import { deterministicId, handle, type CommandContext } from './handle.js'
 
@@ -30,8 +30,12 @@ export const submitJob = (input: SubmitJob) =>
       _tag: 'RequestJob', job_id: jobId, org_id: input.org_id, api_key_id: input.api_key_id, spec: input.spec, now: (input.now ?? new Date()).toISOString(),
     }
     const ctx: CommandContext = { org_id: input.org_id, metadata: input.metadata }
-    return yield* handle(jobDecider, jobStream(jobId), command, ctx).pipe(
-      Effect.map((handled) => ({ job_id: jobId, created: true, requested: encodeEvent(handled.events[0]!).data, position: handled.position })),
+    return yield* handle(jobDecider, STREAMS.job.stream(jobId), command, ctx).pipe(
+      Effect.map((handled) => ({
+        job_id: jobId, created: true,
+        requested: handled.events.find((event): event is JobRequested => event._tag === 'JobRequested') ?? null,
+        position: handled.position,
+      })),
       Effect.catchTag('StateConflict', (e) =>
         e.code === 'job_exists' && input.spec.idempotency_token !== undefined
           ? Effect.succeed({ job_id: jobId, created: false, requested: null, position: 0 })
@@ -42,10 +46,10 @@ export const submitJob = (input: SubmitJob) =>
 export const loadJob = (jobId: string) =>
   Effect.gen(function* () {
     const store = yield* EventStore
-    const history = yield* store.readStream(jobStream(jobId))
+    const history = yield* store.readStream(STREAMS.job.stream(jobId))
     return { state: fold(jobDecider, history.map((r) => decodeEvent(r.type, r.data) as JobEvent)), revision: history.length - 1 }
   })
 
 /** Commands issued by processors on behalf of the system. */
 export const runJobCommand = (command: JobCommand, orgId: string, ctx: Omit<CommandContext, 'org_id'>) =>
-  handle(jobDecider, jobStream(command.job_id), command, { ...ctx, org_id: orgId })
+  handle(jobDecider, STREAMS.job.stream(command.job_id), command, { ...ctx, org_id: orgId })

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { Effect } from 'effect'
-import { orgStream } from '../domain/events.js'
+import { STREAMS } from '../domain/streams.js'
 import { orgDecider } from '../domain/org/decider.js'
 import { hashApiKey } from '../domain/secrets.js'
 import type { KeyLimits } from '../domain/org/events.js'
@@ -29,7 +29,7 @@ export const createApiKey = (input: CreateApiKey) =>
   Effect.gen(function* () {
     const secret = newSecret()
     const keyId = randomUUID()
-    const handled = yield* handle(orgDecider, orgStream(input.org_id), {
+    const handled = yield* handle(orgDecider, STREAMS.org.stream(input.org_id), {
       _tag: 'CreateApiKey', org_id: input.org_id, key_id: keyId, name: input.name, key_hash: hashApiKey(secret),
       key_prefix: secret.slice(0, 10), scopes: input.scopes, limits: input.limits, expires_at: input.expires_at,
       creator_key_id: input.creator_key_id, now: new Date().toISOString(),
@@ -40,12 +40,12 @@ export const createApiKey = (input: CreateApiKey) =>
 export const createOrg = (input: { readonly name: string; readonly plan: string; readonly metadata: EventMetadata }) =>
   Effect.gen(function* () {
     const orgId = randomUUID()
-    yield* handle(orgDecider, orgStream(orgId), { _tag: 'CreateOrg', org_id: orgId, name: input.name, plan: input.plan, now: new Date().toISOString() }, { org_id: orgId, metadata: input.metadata })
+    yield* handle(orgDecider, STREAMS.org.stream(orgId), { _tag: 'CreateOrg', org_id: orgId, name: input.name, plan: input.plan, now: new Date().toISOString() }, { org_id: orgId, metadata: input.metadata })
     return { org_id: orgId }
   })
 
 /** `revoker_key_id`: the API key asking, which may only revoke keys that allow no more than itself. */
 export const revokeApiKey = (input: { readonly org_id: string; readonly key_id: string; readonly revoker_key_id?: string; readonly metadata: EventMetadata }) =>
-  handle(orgDecider, orgStream(input.org_id), {
+  handle(orgDecider, STREAMS.org.stream(input.org_id), {
     _tag: 'RevokeApiKey', org_id: input.org_id, key_id: input.key_id, revoker_key_id: input.revoker_key_id, now: new Date().toISOString(),
   }, { org_id: input.org_id, metadata: input.metadata })

@@ -3,6 +3,7 @@ import { hash, verify } from '@node-rs/argon2'
 import { Effect } from 'effect'
 import { fold } from '../domain/decider.js'
 import { decodeEvent } from '../domain/events.js'
+import { STREAMS } from '../domain/streams.js'
 import { StateConflict, Unauthenticated } from '../domain/errors.js'
 import type { Credentials } from '../domain/user/credentials.js'
 import { emailClaimDecider } from '../domain/user/email-claim.js'
@@ -10,7 +11,7 @@ import { personalOrgName } from '../domain/user/personal-org.js'
 import { InvalidVerificationToken } from '../domain/user/errors.js'
 import type { EmailClaimEvent, UserEvent } from '../domain/user/events.js'
 import {
-  emailClaimStream, emailHash, parseVerificationToken, userStream, verificationToken, verificationTokenHash,
+  emailHash, parseVerificationToken, verificationToken, verificationTokenHash,
 } from '../domain/user/identity.js'
 import { userDecider, type UserCommand } from '../domain/user/decider.js'
 import { MailOutbox } from '../ports/mail.js'
@@ -32,18 +33,18 @@ const ORPHANED_CLAIM_AFTER_MS = 60_000
 
 export const loadUser = (userId: string) =>
   Effect.gen(function* () {
-    const history = yield* (yield* EventStore).readStream(userStream(userId))
+    const history = yield* (yield* EventStore).readStream(STREAMS.user.stream(userId))
     return fold(userDecider, history.map((r) => decodeEvent(r.type, r.data) as UserEvent))
   })
 
 const loadEmailClaim = (hashOfEmail: string) =>
   Effect.gen(function* () {
-    const history = yield* (yield* EventStore).readStream(emailClaimStream(hashOfEmail))
+    const history = yield* (yield* EventStore).readStream(STREAMS.email.stream(hashOfEmail))
     return fold(emailClaimDecider, history.map((r) => decodeEvent(r.type, r.data) as EmailClaimEvent))
   })
 
 const runUserCommand = (command: UserCommand, orgId: string, ctx: Omit<CommandContext, 'org_id'>) =>
-  handle(userDecider, userStream(command.user_id), command, { ...ctx, org_id: orgId })
+  handle(userDecider, STREAMS.user.stream(command.user_id), command, { ...ctx, org_id: orgId })
 
 /**
  * Claims the address for `userId` (append with expected revision `no_stream`: one winner among concurrent
@@ -51,7 +52,7 @@ const runUserCommand = (command: UserCommand, orgId: string, ctx: Omit<CommandCo
  * (its registration died between the claim and the user's events) that this registration takes over.
  */
 const claimEmail = (hashOfEmail: string, userId: string, metadata: EventMetadata) =>
-  handle(emailClaimDecider, emailClaimStream(hashOfEmail), { _tag: 'ClaimEmail', email_hash: hashOfEmail, user_id: userId, now: new Date().toISOString() },
+  handle(emailClaimDecider, STREAMS.email.stream(hashOfEmail), { _tag: 'ClaimEmail', email_hash: hashOfEmail, user_id: userId, now: new Date().toISOString() },
     // The claim precedes the user's organization, so it belongs to none.
     { org_id: '', metadata }).pipe(
     Effect.as(userId),
@@ -68,7 +69,7 @@ const claimEmail = (hashOfEmail: string, userId: string, metadata: EventMetadata
 const releaseUnregisteredClaim = (hashOfEmail: string, userId: string, metadata: EventMetadata) =>
   Effect.gen(function* () {
     if ((yield* loadUser(userId)).exists) return
-    yield* handle(emailClaimDecider, emailClaimStream(hashOfEmail), { _tag: 'ReleaseEmailClaim', email_hash: hashOfEmail, user_id: userId, now: new Date().toISOString() },
+    yield* handle(emailClaimDecider, STREAMS.email.stream(hashOfEmail), { _tag: 'ReleaseEmailClaim', email_hash: hashOfEmail, user_id: userId, now: new Date().toISOString() },
       { org_id: '', metadata })
   })
 

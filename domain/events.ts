@@ -1,11 +1,5 @@
-import { Schema } from 'effect'
-import { JobEvent } from './job/events.js'
-import { OrgEvent } from './org/events.js'
-import { EmailClaimEvent, UserEvent } from './user/events.js'
-
-/** Every event of the service. New streams add their union here. */
-export const DomainEvent = Schema.Union(JobEvent, OrgEvent, UserEvent, EmailClaimEvent)
-export type DomainEvent = typeof DomainEvent.Type
+import { ParseResult, Schema } from 'effect'
+import { DomainEvent, isCategory, STREAMS, streamCategory, type Category, type EventOf } from './streams.js'
 
 export const SCHEMA_VERSION = 1
 
@@ -18,17 +12,47 @@ export const encodeEvent = (event: DomainEvent): { type: string; data: Record<st
   return { type: _tag, data }
 }
 
+/** Decodes an event of a stream the caller owns (a command's own history); a mismatch is a defect. */
 export const decodeEvent = (type: string, data: unknown): DomainEvent =>
   decode({ ...(data as object), _tag: type })
 
-export const isKnownEventType = (type: string): boolean => KNOWN_TYPES.has(type)
-// A stream with a single event type has that event's schema as its "union" (Schema.Union of one member is the member).
-const KNOWN_TYPES = new Set(DomainEvent.members.flatMap((union) => ('members' in union ? union.members : [union]).map((m) => m.identifier)))
+/** A union of one member is the member itself. */
+const tagsOf = (schema: Schema.Schema.AnyNoContext): readonly string[] =>
+  Schema.isSchema(schema) && 'members' in schema
+    ? (schema.members as readonly Schema.Schema.AnyNoContext[]).flatMap(tagsOf)
+    : [String((schema as unknown as { identifier: string }).identifier)]
 
-/** Stream ids are `<category>-<id>`; the category names the Kafka topic in the scale-out profile. */
-export const streamCategory = (stream: string): string => {
-  const dash = stream.indexOf('-')
-  return dash < 0 ? stream : stream.slice(0, dash)
+const TYPES_BY_CATEGORY = new Map<string, ReadonlySet<string>>(
+  Object.values(STREAMS).map((entry) => [entry.name, new Set(tagsOf(entry.events))]),
+)
+const KNOWN_TYPES = new Set([...TYPES_BY_CATEGORY.values()].flatMap((types) => [...types]))
+
+export const isKnownEventType = (type: string): boolean => KNOWN_TYPES.has(type)
+
+export type StoredDecoding<E> =
+  | { readonly ok: true; readonly event: E }
+  | { readonly ok: false; readonly reason: string }
+
+const decoders = new Map(Object.values(STREAMS).map((entry) => [entry.name, Schema.decodeUnknownEither(entry.events as Schema.Schema.AnyNoContext)]))
+
+/**
+ * Decodes a recorded event of one of `categories` by its stream's catalogue entry. An event this version cannot read
+ * (another category, a type it does not know, such as one written by a newer version or waiting for an upcaster, or
+ * data that does not match its schema) answers why, naming the failing fields but never their values.
+ */
+export const decodeStored = <C extends Category>(
+  categories: readonly C[],
+  recorded: { readonly stream: string; readonly type: string; readonly data: unknown },
+): StoredDecoding<EventOf<C>> => {
+  const name = streamCategory(recorded.stream)
+  if (!isCategory(name) || !(categories as readonly string[]).includes(name)) {
+    return { ok: false, reason: `stream ${recorded.stream} is not of the categories ${categories.join(', ')}` }
+  }
+  if (!TYPES_BY_CATEGORY.get(name)!.has(recorded.type)) {
+    return { ok: false, reason: `unknown event type ${recorded.type} in a ${name} stream (written by a newer version, or in need of an upcaster)` }
+  }
+  const decoded = decoders.get(name)!({ ...(recorded.data as object), _tag: recorded.type })
+  if (decoded._tag === 'Right') return { ok: true, event: decoded.right as EventOf<C> }
+  const fields = [...new Set(ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((issue) => issue.path.join('.') || '(event)'))]
+  return { ok: false, reason: `${recorded.type} does not match its schema at ${fields.join(', ')}` }
 }
-export const jobStream = (jobId: string) => `job-${jobId}`
-export const orgStream = (orgId: string) => `org-${orgId}`

@@ -7,7 +7,7 @@ import type { Logger } from './logger.js'
 import { apiRole } from './roles/api.js'
 import { fetcherRole } from './roles/fetcher.js'
 import { mailerRole } from './roles/mailer.js'
-import { projectorRole } from './roles/projector.js'
+import { ensureReadModelIndexes, projectorRole } from './roles/projector.js'
 import { relayRole } from './roles/relay.js'
 import { promiseRunner, type Run } from './runtime.js'
 
@@ -22,6 +22,7 @@ export class StartedRoles extends Context.Tag('StartedRoles')<StartedRoles, {
  * first (no request reaches a stopping role), then the other roles together, each in its own reverse order.
  */
 const rolesLayer = (config: Config, roles: readonly Role[], logger: Logger) => Layer.scoped(StartedRoles, Effect.gen(function* () {
+  if (roles.includes('projector') || roles.includes('api')) yield* ensureReadModelIndexes
   const gateway = yield* Effect.parallelFinalizers(Effect.gen(function* () {
     if (roles.includes('relay')) yield* Effect.sequentialFinalizers(relayRole(logger, roles.length === 1))
     if (roles.includes('projector')) yield* Effect.sequentialFinalizers(projectorRole)

@@ -1,5 +1,5 @@
 import { Effect } from 'effect'
-import { streamCategory } from '../domain/events.js'
+import { streamCategory } from '../domain/streams.js'
 import type { Projection } from '../projections/projection.js'
 import { DocumentStore } from '../ports/document-store.js'
 import { EventLog, StoreLog } from '../ports/event-log.js'

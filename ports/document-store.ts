@@ -17,6 +17,12 @@ export interface FindOptions {
   readonly limit?: number
 }
 
+/** An index a projection's queries need: fields in order, 1 ascending, -1 descending. */
+export interface IndexDeclaration {
+  readonly collection: string
+  readonly fields: readonly (readonly [field: string, direction: 1 | -1])[]
+}
+
 export interface DocumentStoreService {
   readonly get: (collection: string, id: string) => Effect.Effect<Doc | null, StoreUnavailable>
   readonly put: (collection: string, doc: Doc) => Effect.Effect<void, StoreUnavailable>
@@ -25,6 +31,8 @@ export interface DocumentStoreService {
   readonly count: (collection: string, filter: Filter) => Effect.Effect<number, StoreUnavailable>
   /** Removes every document of a collection (used by replay). */
   readonly clear: (collection: string) => Effect.Effect<void, StoreUnavailable>
+  /** Creates the declared indexes that do not exist yet (idempotent); called once at start-up. May ignore them. */
+  readonly ensureIndexes: (indexes: readonly IndexDeclaration[]) => Effect.Effect<void, StoreUnavailable>
 }
 
 export class DocumentStore extends Context.Tag('DocumentStore')<DocumentStore, DocumentStoreService>() {}

@@ -25,6 +25,9 @@ export interface RecordedEvent extends NewEvent {
   readonly position: number
 }
 
+/** What a subscriber gets besides the decoded event: where and when it was recorded, by whom and why. */
+export type EventEnvelope = Omit<RecordedEvent, 'type' | 'data'>
+
 export interface AppendResult {
   /** Revision of the stream's last event after the append. */
   readonly revision: number

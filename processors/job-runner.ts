@@ -5,7 +5,8 @@ import type { JobType } from '../domain/job/spec.js'
 import type { ArtifactRecord } from '../domain/job/events.js'
 import { failure, type Engine, type EngineArtifact } from '../fetchers/engine.js'
 import { BlobStore } from '../ports/blob-store.js'
-import type { EventStore, RecordedEvent } from '../ports/event-store.js'
+import type { EventEnvelope, EventStore } from '../ports/event-store.js'
+import { defineProcessor } from './processor.js'
 import type { Run } from './runner.js'
 
 export interface JobRunnerOptions {
@@ -38,13 +39,11 @@ const storeArtifacts = (orgId: string, jobId: string, artifacts: readonly Engine
  */
 export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | BlobStore>) => {
   const shutdown = new AbortController()
-  const ctx = (event: RecordedEvent) => ({
-    metadata: { correlation_id: event.metadata.correlation_id, causation_id: event.event_id, actor: `fetcher:${options.workerId}` },
+  const ctx = (envelope: EventEnvelope) => ({
+    metadata: { correlation_id: envelope.metadata.correlation_id, causation_id: envelope.event_id, actor: `fetcher:${options.workerId}` },
   })
 
-  const handle = async (event: RecordedEvent): Promise<void> => {
-    if (event.type !== 'JobRequested') return
-    const jobId = event.data.job_id as string
+  const runJob = async (jobId: string, envelope: EventEnvelope): Promise<void> => {
     const { state } = await run(loadJob(jobId))
     if (state.status === 'none' || state.status === 'succeeded' || state.status === 'failed') return
     const engine = options.engines[state.spec.job_type]
@@ -53,11 +52,11 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
       run(effect.pipe(Effect.catchTag('StateConflict', () => Effect.void), Effect.asVoid))
 
     if (!engine) {
-      await finish(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(event)))
-      await finish(runJobCommand({ _tag: 'FailJob', job_id: jobId, failure_reason: 'engine_unavailable', message: `the ${state.spec.job_type} engine is not available on this deployment`, now: now() }, state.org_id, ctx(event)))
+      await finish(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope)))
+      await finish(runJobCommand({ _tag: 'FailJob', job_id: jobId, failure_reason: 'engine_unavailable', message: `the ${state.spec.job_type} engine is not available on this deployment`, now: now() }, state.org_id, ctx(envelope)))
       return
     }
-    await run(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(event)))
+    await run(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope)))
     const outcome = await engine.run({ job_id: jobId, spec: state.spec, signal: shutdown.signal }).catch((error: unknown) => {
       if (shutdown.signal.aborted) throw error
       options.log(`engine ${engine.tier} crashed on job ${jobId}`, error)
@@ -71,11 +70,18 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
         _tag: 'FailJob' as const, job_id: jobId, failure_reason: outcome.failure_reason, message: outcome.message,
         ...(outcome.manifest ? { manifest: outcome.manifest } : {}), artifacts, now: now(),
       }
-    await finish(runJobCommand(command, state.org_id, ctx(event)))
+    await finish(runJobCommand(command, state.org_id, ctx(envelope)))
   }
 
   return {
-    handle,
+    ...defineProcessor({
+      name: 'processor.fetcher',
+      categories: ['job'],
+      log: options.log,
+      handle: async (event, envelope) => {
+        if (event._tag === 'JobRequested') await runJob(event.job_id, envelope)
+      },
+    }),
     /** In-flight jobs stop; they are not checkpointed, so they run again after the restart. */
     abort: () => shutdown.abort(),
   }

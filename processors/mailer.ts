@@ -1,8 +1,10 @@
 import { Effect } from 'effect'
 import { loadUser, recordVerificationEmailSent } from '../commands/users.js'
 import { isEmail } from '../domain/user/email-address.js'
+import type { VerificationTokenIssued } from '../domain/user/events.js'
 import { Mailer, MailOutbox } from '../ports/mail.js'
-import type { EventStore, RecordedEvent } from '../ports/event-store.js'
+import type { EventEnvelope, EventStore } from '../ports/event-store.js'
+import { defineProcessor } from './processor.js'
 import type { Run } from './runner.js'
 import { verificationMail } from './verification-mail.js'
 
@@ -18,11 +20,8 @@ export interface MailerProcessorOptions {
  * recording sends the same message (same file name and Message-ID) once more.
  */
 export const makeMailerProcessor = (options: MailerProcessorOptions, run: Run<EventStore | MailOutbox | Mailer>) => {
-  const handle = async (event: RecordedEvent): Promise<void> => {
-    if (event.type !== 'VerificationTokenIssued') return
-    const userId = event.data.user_id as string
-    const tokenHash = event.data.token_hash as string
-    const expiresAt = event.data.expires_at as string
+  const mail = async (issued: VerificationTokenIssued, envelope: EventEnvelope): Promise<void> => {
+    const { user_id: userId, token_hash: tokenHash, expires_at: expiresAt } = issued
     await run(Effect.gen(function* () {
       const outbox = yield* MailOutbox
       const user = yield* loadUser(userId)
@@ -40,13 +39,20 @@ export const makeMailerProcessor = (options: MailerProcessorOptions, run: Run<Ev
         return yield* outbox.remove(tokenHash)
       }
       const link = `${options.publicBaseUrl}/verify?token=${encodeURIComponent(token)}`
-      const sent = yield* (yield* Mailer).send({ ...verificationMail({ to: user.email, link, expiresAt }), id: `verify-${event.event_id}` })
+      const sent = yield* (yield* Mailer).send({ ...verificationMail({ to: user.email, link, expiresAt }), id: `verify-${envelope.event_id}` })
       yield* recordVerificationEmailSent({ user_id: userId, org_id: user.org_id, token_hash: tokenHash, message_id: sent.message_id }, {
-        metadata: { correlation_id: event.metadata.correlation_id, causation_id: event.event_id, actor: 'mailer' },
-        idSeed: event.event_id,
+        metadata: { correlation_id: envelope.metadata.correlation_id, causation_id: envelope.event_id, actor: 'mailer' },
+        idSeed: envelope.event_id,
       })
       yield* outbox.remove(tokenHash)
     }))
   }
-  return { handle }
+  return defineProcessor({
+    name: 'processor.mailer',
+    categories: ['user'],
+    log: options.log,
+    handle: async (event, envelope) => {
+      if (event._tag === 'VerificationTokenIssued') await mail(event, envelope)
+    },
+  })
 }

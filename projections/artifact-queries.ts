@@ -3,8 +3,6 @@ import { NotFound } from '../domain/errors.js'
 import { BlobStore } from '../ports/blob-store.js'
 import { getJob } from './job-queries.js'
 
-interface ArtifactDoc { artifact_id: string; artifact_type: string; content_type: string; size: number; sha256: string; blob_key: string }
-
 const extensionOf = (contentType: string) =>
   contentType.includes('html') ? 'html' : contentType.includes('json') ? 'json' : contentType.includes('png') ? 'png' : 'bin'
 
@@ -12,7 +10,7 @@ const extensionOf = (contentType: string) =>
 export const artifactDownload = (orgId: string, jobId: string, artifactId: string, ttlSeconds: number) =>
   Effect.gen(function* () {
     const job = yield* getJob(orgId, jobId)
-    const artifact = (job.artifacts as ArtifactDoc[]).find((a) => a.artifact_id === artifactId)
+    const artifact = job.artifacts.find((a) => a.artifact_id === artifactId)
     if (!artifact) return yield* Effect.fail(new NotFound({ resource: 'artifact', id: artifactId }))
     const blobs = yield* BlobStore
     const signed = yield* blobs.signedUrl(artifact.blob_key, ttlSeconds, `${artifact.artifact_type}-${artifactId}.${extensionOf(artifact.content_type)}`)

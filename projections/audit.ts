@@ -1,27 +1,38 @@
-import { Effect } from 'effect'
-import type { Projection } from './projection.js'
-import { updateDoc } from './projection.js'
+import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
 
-export const AUDIT = 'audit'
+/** One entry per event of an organization: who did what, when, caused by what. Keyed by event id. */
+export type AuditEntryDoc = Stored<{
+  readonly org_id: string
+  readonly position: number
+  readonly type: string
+  readonly stream: string
+  readonly occurred_at: string
+  readonly actor: string
+  readonly correlation_id: string
+  /** The event's fields, without secrets, their hashes and bulky payloads. */
+  readonly detail: Readonly<Record<string, unknown>>
+}>
+
+export const AUDIT = collection<AuditEntryDoc>('audit')
 
 /** Fields that never enter the audit log (secrets and their hashes, bulky payloads). */
-const OMITTED = new Set(['key_hash', 'password_hash', 'token_hash', 'spec', 'manifest', 'artifacts'])
+const OMITTED = new Set(['_tag', 'key_hash', 'password_hash', 'token_hash', 'spec', 'manifest', 'artifacts'])
 
-/** One entry per event of an organization: who did what, when, caused by what. */
-export const auditProjection: Projection = {
+export const auditProjection = defineProjection({
   name: 'projection.audit',
   categories: ['org', 'job', 'user'],
-  collections: [AUDIT],
+  collections: [AUDIT.name],
+  indexes: [{ collection: AUDIT.name, fields: [['org_id', 1], ['position', -1]] }],
   concurrency: 8,
   ordering: 'stream',
-  apply: (event) => updateDoc(AUDIT, event.event_id, event, () => ({
-    org_id: event.org_id,
-    position: event.position,
-    type: event.type,
-    stream: event.stream,
-    occurred_at: event.occurred_at,
-    actor: event.metadata.actor,
-    correlation_id: event.metadata.correlation_id,
-    detail: Object.fromEntries(Object.entries(event.data).filter(([k]) => !OMITTED.has(k))),
-  })).pipe(Effect.asVoid),
-}
+  apply: (event, envelope) => updateDoc(AUDIT, envelope.event_id, envelope, () => ({
+    org_id: envelope.org_id,
+    position: envelope.position,
+    type: event._tag,
+    stream: envelope.stream,
+    occurred_at: envelope.occurred_at,
+    actor: envelope.metadata.actor,
+    correlation_id: envelope.metadata.correlation_id,
+    detail: Object.fromEntries(Object.entries(event).filter(([field]) => !OMITTED.has(field))),
+  })),
+})

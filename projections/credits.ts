@@ -1,71 +1,105 @@
 import { Effect } from 'effect'
 import { dayOf, monthOf } from '../domain/limits.js'
-import { DocumentStore } from '../ports/document-store.js'
-import type { Projection } from './projection.js'
-import { updateDoc } from './projection.js'
+import type { EventEnvelope } from '../ports/event-store.js'
+import { collection, defineProjection, getDoc, updateDoc, type Collection, type Stored } from './projection.js'
 
-export const CREDIT_JOBS = 'credit_jobs'
-export const CREDIT_USAGE = 'credit_usage'
+/** What the ledger remembers of a job between its request and its end. */
+export type CreditJobDoc = Stored<{
+  readonly org_id: string
+  /** `none` for jobs submitted without a key. */
+  readonly api_key_id: string
+  readonly weight: number
+  readonly finished: boolean
+  readonly charged: boolean
+}>
+
+/** Credits charged to an organization in one month. */
+export type CreditUsageDoc = Stored<{
+  readonly org_id: string
+  readonly month: string
+  readonly credits_used: number
+  readonly jobs_charged: number
+}>
+
+/** One admission counter: of an organization (`org:`), a key (`key:`) or a key and day (`keyday:`). */
+export type UsageCounterDoc = Stored<{
+  readonly org_id?: string
+  readonly api_key_id?: string
+  /** Queued and running jobs (organization and key counters). */
+  readonly active_jobs?: number
+  /** Weights of the organization's queued and running jobs. */
+  readonly reserved_credits?: number
+  /** Jobs requested (key and day counters). */
+  readonly jobs?: number
+}>
+
+export const CREDIT_JOBS = collection<CreditJobDoc>('credit_jobs')
+export const CREDIT_USAGE = collection<CreditUsageDoc>('credit_usage')
 /** Admission counters: active jobs per organization and key, jobs per key and day. */
-export const USAGE_COUNTERS = 'usage_counters'
+export const USAGE_COUNTERS = collection<UsageCounterDoc>('usage_counters')
 export const usageId = (orgId: string, month: string) => `${orgId}:${month}`
 export const orgCounterId = (orgId: string) => `org:${orgId}`
 export const keyCounterId = (keyId: string) => `key:${keyId}`
 export const keyDayCounterId = (keyId: string, day: string) => `keyday:${keyId}:${day}`
 
-const num = (doc: Record<string, unknown> | null, field: string) => (doc?.[field] as number | undefined) ?? 0
+type Counter<D> = { [F in keyof D]-?: NonNullable<D[F]> extends number ? F : never }[keyof D]
 
 /** Adds to counters of one document; the position guard of updateDoc makes a redelivered event change nothing. */
-const add = (collection: string, id: string, event: Parameters<typeof updateDoc>[2], deltas: Record<string, number>, fixed: Record<string, unknown> = {}) =>
-  updateDoc(collection, id, event, (doc) => ({
+const add = <D extends Stored<object>>(
+  into: Collection<D>, id: string, envelope: EventEnvelope,
+  deltas: Partial<Record<Counter<D>, number>>, fixed: Partial<Omit<D, '_id' | '_position'>>,
+) =>
+  updateDoc(into, id, envelope, (doc) => ({
     ...fixed,
-    ...Object.fromEntries(Object.entries(deltas).map(([field, delta]) => [field, num(doc, field) + delta])),
-  }))
+    ...Object.fromEntries(Object.entries<number | undefined>(deltas).map(([field, delta]) => [field, count(doc, field) + (delta ?? 0)])),
+  }) as Omit<D, '_id' | '_position'>)
+
+const count = (doc: object | null, field: string): number => {
+  const value: unknown = doc === null ? undefined : Reflect.get(doc, field)
+  return typeof value === 'number' ? value : 0
+}
 
 /**
  * The monthly credit ledger and the admission counters. A job is charged its weight once, when it succeeded (its
  * artifacts are stored and its result delivered); failed jobs cost nothing. Runs with concurrency 1 (documents gather
  * events of many streams), and every document is guarded by the position it last saw, so redelivery never counts twice.
  */
-export const creditsProjection: Projection = {
+export const creditsProjection = defineProjection({
   name: 'projection.credits',
   categories: ['job'],
-  collections: [CREDIT_JOBS, CREDIT_USAGE, USAGE_COUNTERS],
+  collections: [CREDIT_JOBS.name, CREDIT_USAGE.name, USAGE_COUNTERS.name],
   concurrency: 1,
   ordering: 'log',
-  apply: (event) => {
-    const d = event.data as Record<string, unknown>
-    const jobId = d.job_id as string
-    switch (event.type) {
+  apply: (event, envelope) => {
+    switch (event._tag) {
       case 'JobRequested': {
-        const orgId = d.org_id as string
-        const keyId = (d.api_key_id as string | null) ?? 'none'
-        const weight = d.credit_weight as number
+        const orgId = event.org_id
+        const keyId = event.api_key_id ?? 'none'
+        const weight = event.credit_weight
         return Effect.all([
-          updateDoc(CREDIT_JOBS, jobId, event, () => ({ org_id: orgId, api_key_id: keyId, weight, finished: false, charged: false })),
-          add(USAGE_COUNTERS, orgCounterId(orgId), event, { active_jobs: 1, reserved_credits: weight }, { org_id: orgId }),
-          add(USAGE_COUNTERS, keyCounterId(keyId), event, { active_jobs: 1 }, { api_key_id: keyId }),
-          add(USAGE_COUNTERS, keyDayCounterId(keyId, dayOf(d.requested_at as string)), event, { jobs: 1 }, { api_key_id: keyId }),
+          updateDoc(CREDIT_JOBS, event.job_id, envelope, () => ({ org_id: orgId, api_key_id: keyId, weight, finished: false, charged: false })),
+          add(USAGE_COUNTERS, orgCounterId(orgId), envelope, { active_jobs: 1, reserved_credits: weight }, { org_id: orgId }),
+          add(USAGE_COUNTERS, keyCounterId(keyId), envelope, { active_jobs: 1 }, { api_key_id: keyId }),
+          add(USAGE_COUNTERS, keyDayCounterId(keyId, dayOf(event.requested_at)), envelope, { jobs: 1 }, { api_key_id: keyId }),
         ], { discard: true })
       }
       case 'JobSucceeded':
       case 'JobFailed':
         return Effect.gen(function* () {
-          const job = yield* (yield* DocumentStore).get(CREDIT_JOBS, jobId)
+          const job = yield* getDoc(CREDIT_JOBS, event.job_id)
           if (!job) return
-          const orgId = job.org_id as string
-          const weight = job.weight as number
-          const succeeded = event.type === 'JobSucceeded'
-          const month = monthOf(d.finished_at as string)
+          const { org_id: orgId, weight } = job
+          const succeeded = event._tag === 'JobSucceeded'
+          const month = monthOf(event.finished_at)
           yield* Effect.all([
-            add(USAGE_COUNTERS, orgCounterId(orgId), event, { active_jobs: -1, reserved_credits: -weight }, { org_id: orgId }),
-            add(USAGE_COUNTERS, keyCounterId(job.api_key_id as string), event, { active_jobs: -1 }, { api_key_id: job.api_key_id }),
-            ...(succeeded ? [add(CREDIT_USAGE, usageId(orgId, month), event, { credits_used: weight, jobs_charged: 1 }, { org_id: orgId, month })] : []),
-            updateDoc(CREDIT_JOBS, jobId, event, (doc) => doc && { ...doc, finished: true, charged: succeeded }),
+            add(USAGE_COUNTERS, orgCounterId(orgId), envelope, { active_jobs: -1, reserved_credits: -weight }, { org_id: orgId }),
+            add(USAGE_COUNTERS, keyCounterId(job.api_key_id), envelope, { active_jobs: -1 }, { api_key_id: job.api_key_id }),
+            ...(succeeded ? [add(CREDIT_USAGE, usageId(orgId, month), envelope, { credits_used: weight, jobs_charged: 1 }, { org_id: orgId, month })] : []),
+            updateDoc(CREDIT_JOBS, event.job_id, envelope, (doc) => doc && { ...doc, finished: true, charged: succeeded }),
           ], { discard: true })
         })
       default:
         return Effect.void
     }
   },
-}
+})

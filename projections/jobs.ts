@@ -1,49 +1,79 @@
 import { Effect } from 'effect'
-import type { JobSpec } from '../domain/job/spec.js'
-import type { ArtifactRecord } from '../domain/job/events.js'
-import type { Projection } from './projection.js'
-import { updateDoc } from './projection.js'
+import type { JobType, JobSpec } from '../domain/job/spec.js'
+import type { ArtifactRecord, JobRequested, Manifest } from '../domain/job/events.js'
+import type { EventEnvelope } from '../ports/event-store.js'
+import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
 
-export const JOBS = 'jobs'
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed'
+
+/** The record of a job, read by GET /v1/jobs, /v1/jobs/{id} and /v1/jobs/{id}/result. */
+export type JobDoc = Stored<{
+  readonly job_id: string
+  readonly org_id: string
+  readonly api_key_id: string | null
+  readonly status: JobStatus
+  readonly job_type: JobType
+  readonly target_url: string
+  readonly tags: readonly string[]
+  readonly idempotency_token: string | null
+  readonly credit_weight: number
+  /** As recorded: a customer proxy password is sealed. */
+  readonly spec: JobSpec
+  readonly created_at: string
+  readonly started_at: string | null
+  readonly finished_at: string | null
+  readonly attempts: number
+  readonly failure_reason: string | null
+  readonly failure_message: string | null
+  readonly manifest: Manifest | null
+  readonly artifacts: readonly ArtifactRecord[]
+}>
+
+export const JOBS = collection<JobDoc>('jobs')
 
 /** The record of a job just requested (also the answer to its submission). */
-export const requestedJobDoc = (d: Record<string, unknown>) => {
-  const spec = d.spec as JobSpec
-  return {
-    _id: d.job_id as string, job_id: d.job_id, org_id: d.org_id, api_key_id: d.api_key_id, status: 'queued',
-    job_type: spec.job_type, target_url: spec.target_url, tags: spec.tags,
-    idempotency_token: spec.idempotency_token ?? null, credit_weight: d.credit_weight,
-    spec, created_at: d.requested_at, started_at: null, finished_at: null, attempts: 0,
-    failure_reason: null, failure_message: null, manifest: null, artifacts: [],
-  }
-}
+export const requestedJobDoc = (requested: JobRequested, position = 0): JobDoc => ({
+  _id: requested.job_id, _position: position,
+  job_id: requested.job_id, org_id: requested.org_id, api_key_id: requested.api_key_id, status: 'queued',
+  job_type: requested.spec.job_type, target_url: requested.spec.target_url, tags: requested.spec.tags,
+  idempotency_token: requested.spec.idempotency_token ?? null, credit_weight: requested.credit_weight,
+  spec: requested.spec, created_at: requested.requested_at, started_at: null, finished_at: null, attempts: 0,
+  failure_reason: null, failure_message: null, manifest: null, artifacts: [],
+})
 
-/** The job record read by GET /v1/jobs, /v1/jobs/{id} and /v1/jobs/{id}/result. */
-export const jobsProjection: Projection = {
+/** Changes a job already recorded (a later event of a job never comes before its JobRequested in its stream). */
+const updateJob = (jobId: string, envelope: EventEnvelope, change: (job: JobDoc) => JobDoc) =>
+  updateDoc(JOBS, jobId, envelope, (doc) => doc && change(doc))
+
+export const jobsProjection = defineProjection({
   name: 'projection.jobs',
   categories: ['job'],
-  collections: [JOBS],
+  collections: [JOBS.name],
+  indexes: [
+    // Listing (newest first), filtered by tag or status.
+    { collection: JOBS.name, fields: [['org_id', 1], ['created_at', -1]] },
+    { collection: JOBS.name, fields: [['org_id', 1], ['tags', 1]] },
+    { collection: JOBS.name, fields: [['org_id', 1], ['status', 1]] },
+  ],
   concurrency: 8,
   ordering: 'stream',
-  apply: (event) => {
-    const d = event.data as Record<string, unknown>
-    const jobId = d.job_id as string
-    switch (event.type) {
+  apply: (event, envelope) => {
+    switch (event._tag) {
       case 'JobRequested':
-        return updateDoc(JOBS, jobId, event, () => requestedJobDoc(d))
+        return updateDoc(JOBS, event.job_id, envelope, () => requestedJobDoc(event))
       case 'JobStarted':
-        return updateDoc(JOBS, jobId, event, (doc) => doc && { ...doc, status: 'running', started_at: d.started_at, attempts: d.attempt })
+        return updateJob(event.job_id, envelope, (doc) => ({ ...doc, status: 'running', started_at: event.started_at, attempts: event.attempt }))
       case 'JobSucceeded':
-        return updateDoc(JOBS, jobId, event, (doc) => doc && {
-          ...doc, status: 'succeeded', finished_at: d.finished_at, manifest: d.manifest, artifacts: d.artifacts as ArtifactRecord[],
-        })
+        return updateJob(event.job_id, envelope, (doc) => ({
+          ...doc, status: 'succeeded', finished_at: event.finished_at, manifest: event.manifest, artifacts: event.artifacts,
+        }))
       case 'JobFailed':
-        return updateDoc(JOBS, jobId, event, (doc) => doc && {
-          ...doc, status: 'failed', finished_at: d.finished_at, failure_reason: d.failure_reason, failure_message: d.message,
-          manifest: d.manifest ?? null, artifacts: (d.artifacts as ArtifactRecord[] | undefined) ?? [],
-        })
+        return updateJob(event.job_id, envelope, (doc) => ({
+          ...doc, status: 'failed', finished_at: event.finished_at, failure_reason: event.failure_reason, failure_message: event.message,
+          manifest: event.manifest ?? null, artifacts: event.artifacts ?? [],
+        }))
       default:
         return Effect.void
     }
   },
-}
+})

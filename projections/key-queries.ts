@@ -2,8 +2,8 @@ import { Effect } from 'effect'
 import { Unauthenticated } from '../domain/errors.js'
 import { hashApiKey } from '../domain/secrets.js'
 import type { KeyLimits } from '../domain/org/events.js'
-import { DocumentStore } from '../ports/document-store.js'
 import { API_KEYS, API_KEY_HASHES, ORGS } from './orgs.js'
+import { getDoc } from './projection.js'
 
 export interface ApiPrincipal {
   readonly key_id: string
@@ -19,18 +19,14 @@ const invalid = () => new Unauthenticated({ code: 'invalid_api_key', message: 't
 /** Resolves a presented secret to its key; revoked and expired keys answer the same 401 as unknown ones. */
 export const authenticateApiKey = (secret: string, now: Date) =>
   Effect.gen(function* () {
-    const docs = yield* DocumentStore
-    const hash = hashApiKey(secret)
-    const ref = yield* docs.get(API_KEY_HASHES, hash)
+    const ref = yield* getDoc(API_KEY_HASHES, hashApiKey(secret))
     if (!ref) return yield* Effect.fail(invalid())
-    const key = yield* docs.get(API_KEYS, ref.key_id as string)
-    if (!key || key.revoked_at || (key.expires_at && Date.parse(key.expires_at as string) <= now.getTime())) return yield* Effect.fail(invalid())
-    const org = yield* docs.get(ORGS, key.org_id as string)
+    const key = yield* getDoc(API_KEYS, ref.key_id)
+    if (!key || key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= now.getTime())) return yield* Effect.fail(invalid())
+    const org = yield* getDoc(ORGS, key.org_id)
     if (!org) return yield* Effect.fail(invalid())
     const principal: ApiPrincipal = {
-      key_id: key.key_id as string, org_id: key.org_id as string, plan: org.plan as string,
-      scopes: key.scopes as string[], limits: key.limits as KeyLimits,
-      org_ip_allowlist: (org.ip_allowlist as string[] | undefined) ?? [],
+      key_id: key.key_id, org_id: key.org_id, plan: org.plan, scopes: key.scopes, limits: key.limits, org_ip_allowlist: org.ip_allowlist,
     }
     return principal
   })

@@ -1,32 +1,30 @@
 import { Effect } from 'effect'
 import { NotFound } from '../domain/errors.js'
-import { DocumentStore } from '../ports/document-store.js'
 import { AUDIT } from './audit.js'
 import { API_KEYS, ORGS } from './orgs.js'
+import { countDocs, findDocs, getDoc } from './projection.js'
 
 export const getOrg = (orgId: string) =>
   Effect.gen(function* () {
-    const doc = yield* (yield* DocumentStore).get(ORGS, orgId)
+    const doc = yield* getDoc(ORGS, orgId)
     if (!doc) return yield* Effect.fail(new NotFound({ resource: 'org', id: orgId }))
     return doc
   })
 
-export const listKeys = (orgId: string) =>
-  Effect.flatMap(DocumentStore, (docs) => docs.find(API_KEYS, { org_id: orgId }, { sort: [['created_at', 'asc'], ['key_id', 'asc']] }))
+export const listKeys = (orgId: string) => findDocs(API_KEYS, { org_id: orgId }, { sort: [['created_at', 'asc'], ['key_id', 'asc']] })
 
 export const getKey = (orgId: string, keyId: string) =>
   Effect.gen(function* () {
-    const doc = yield* (yield* DocumentStore).get(API_KEYS, keyId)
+    const doc = yield* getDoc(API_KEYS, keyId)
     if (!doc || doc.org_id !== orgId) return yield* Effect.fail(new NotFound({ resource: 'api_key', id: keyId }))
     return doc
   })
 
 export const listAudit = (orgId: string, page: number, perPage: number) =>
   Effect.gen(function* () {
-    const docs = yield* DocumentStore
     const [items, total] = yield* Effect.all([
-      docs.find(AUDIT, { org_id: orgId }, { sort: [['position', 'desc']], skip: (page - 1) * perPage, limit: perPage }),
-      docs.count(AUDIT, { org_id: orgId }),
+      findDocs(AUDIT, { org_id: orgId }, { sort: [['position', 'desc']], skip: (page - 1) * perPage, limit: perPage }),
+      countDocs(AUDIT, { org_id: orgId }),
     ])
     return { items, total }
   })

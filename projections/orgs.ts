@@ -1,37 +1,60 @@
 import { Effect } from 'effect'
-import type { Projection } from './projection.js'
-import { updateDoc } from './projection.js'
+import type { KeyLimits } from '../domain/org/events.js'
+import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
 
-export const ORGS = 'orgs'
-export const API_KEYS = 'api_keys'
+export type OrgDoc = Stored<{
+  readonly org_id: string
+  readonly name: string
+  readonly plan: string
+  readonly created_at: string
+  readonly ip_allowlist: readonly string[]
+}>
+
+/** An API key as its organization sees it: never the secret nor its hash. */
+export type KeyDoc = Stored<{
+  readonly key_id: string
+  readonly org_id: string
+  readonly name: string
+  readonly key_prefix: string
+  readonly scopes: readonly string[]
+  readonly limits: KeyLimits
+  readonly expires_at: string | null
+  readonly created_at: string
+  readonly revoked_at: string | null
+}>
+
 /** Keyed by the SHA-256 of the secret, so authentication is one lookup. */
-export const API_KEY_HASHES = 'api_key_hashes'
+export type KeyHashDoc = Stored<{ readonly key_id: string; readonly org_id: string }>
 
-export const orgsProjection: Projection = {
+export const ORGS = collection<OrgDoc>('orgs')
+export const API_KEYS = collection<KeyDoc>('api_keys')
+export const API_KEY_HASHES = collection<KeyHashDoc>('api_key_hashes')
+
+export const orgsProjection = defineProjection({
   name: 'projection.orgs',
   categories: ['org'],
-  collections: [ORGS, API_KEYS, API_KEY_HASHES],
+  collections: [ORGS.name, API_KEYS.name, API_KEY_HASHES.name],
+  indexes: [{ collection: API_KEYS.name, fields: [['org_id', 1], ['created_at', 1]] }],
   concurrency: 1,
   ordering: 'stream',
-  apply: (event) => {
-    const d = event.data as Record<string, unknown>
-    switch (event.type) {
+  apply: (event, envelope) => {
+    switch (event._tag) {
       case 'OrgCreated':
-        return updateDoc(ORGS, d.org_id as string, event, () => ({ org_id: d.org_id, name: d.name, plan: d.plan, created_at: d.created_at, ip_allowlist: [] }))
+        return updateDoc(ORGS, event.org_id, envelope, () => ({
+          org_id: event.org_id, name: event.name, plan: event.plan, created_at: event.created_at, ip_allowlist: [],
+        }))
       case 'OrgIpAllowlistSet':
-        return updateDoc(ORGS, d.org_id as string, event, (doc) => doc && { ...doc, ip_allowlist: d.ip_allowlist })
+        return updateDoc(ORGS, event.org_id, envelope, (doc) => doc && { ...doc, ip_allowlist: event.ip_allowlist })
       case 'ApiKeyCreated':
         return Effect.zipRight(
-          updateDoc(API_KEYS, d.key_id as string, event, () => ({
-            key_id: d.key_id, org_id: d.org_id, name: d.name, key_prefix: d.key_prefix, scopes: d.scopes, limits: d.limits,
-            expires_at: d.expires_at, created_at: d.created_at, revoked_at: null,
+          updateDoc(API_KEYS, event.key_id, envelope, () => ({
+            key_id: event.key_id, org_id: event.org_id, name: event.name, key_prefix: event.key_prefix, scopes: event.scopes,
+            limits: event.limits, expires_at: event.expires_at, created_at: event.created_at, revoked_at: null,
           })),
-          updateDoc(API_KEY_HASHES, d.key_hash as string, event, () => ({ key_id: d.key_id, org_id: d.org_id })),
+          updateDoc(API_KEY_HASHES, event.key_hash, envelope, () => ({ key_id: event.key_id, org_id: event.org_id })),
         )
       case 'ApiKeyRevoked':
-        return updateDoc(API_KEYS, d.key_id as string, event, (doc) => doc && { ...doc, revoked_at: d.revoked_at })
-      default:
-        return Effect.void
+        return updateDoc(API_KEYS, event.key_id, envelope, (doc) => doc && { ...doc, revoked_at: event.revoked_at })
     }
   },
-}
+})

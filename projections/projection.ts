@@ -1,12 +1,16 @@
 import { Effect } from 'effect'
-import { DocumentStore, type Doc } from '../ports/document-store.js'
-import type { RecordedEvent, StoreUnavailable } from '../ports/event-store.js'
+import { decodeStored } from '../domain/events.js'
+import type { Category, EventOf } from '../domain/streams.js'
+import { DocumentStore, type Doc, type Filter, type FindOptions, type IndexDeclaration } from '../ports/document-store.js'
+import type { EventEnvelope, RecordedEvent, StoreUnavailable } from '../ports/event-store.js'
 
 /** A read model: events of some categories folded into documents. */
 export interface Projection {
   readonly name: string
   readonly categories: readonly string[]
   readonly collections: readonly string[]
+  /** Indexes the projection's queries need; the document store creates them at start-up. */
+  readonly indexes: readonly IndexDeclaration[]
   /**
    * Events handled at once (one stream's events always in order). A projection whose documents gather events of
    * many streams must use 1: its position guard assumes one writer per document, in log order.
@@ -21,21 +25,69 @@ export interface Projection {
   readonly apply: (event: RecordedEvent) => Effect.Effect<void, StoreUnavailable, DocumentStore>
 }
 
+type ProjectionEffect = Effect.Effect<void, StoreUnavailable, DocumentStore>
+
+export interface ProjectionDefinition<C extends Category> extends Omit<Projection, 'categories' | 'apply' | 'indexes'> {
+  readonly categories: readonly C[]
+  readonly indexes?: readonly IndexDeclaration[]
+  /** Folds one decoded event; switch on `event._tag`. */
+  readonly apply: (event: EventOf<C>, envelope: EventEnvelope) => ProjectionEffect
+}
+
+/**
+ * Builds a projection whose handler gets events decoded into the domain's union, once, here. An event this version
+ * cannot decode (unknown type, schema mismatch) is skipped with a logged reason instead of stopping the projection.
+ */
+export const defineProjection = <C extends Category>(definition: ProjectionDefinition<C>): Projection => ({
+  ...definition,
+  indexes: definition.indexes ?? [],
+  apply: (recorded) => {
+    const decoded = decodeStored(definition.categories, recorded)
+    if (!decoded.ok) {
+      return Effect.logWarning(`${definition.name} skips event ${recorded.event_id} (position ${recorded.position}): ${decoded.reason}`)
+    }
+    const { type: _type, data: _data, ...envelope } = recorded
+    return definition.apply(decoded.event, envelope)
+  },
+})
+
+/** Every document carries its id and the log position of the last event that changed it. */
+export type Stored<Fields> = Fields & { readonly _id: string; readonly _position: number }
+
+/** A collection whose documents have one shape, written by one projection only. */
+export interface Collection<D extends Stored<object>> {
+  readonly name: string
+  /** Type-level only: the document shape. */
+  readonly _doc?: D
+}
+
+export const collection = <D extends Stored<object>>(name: string): Collection<D> => ({ name })
+
+// The casts below are the one place a stored document gets its type: only its projection writes the collection.
+export const getDoc = <D extends Stored<object>>(from: Collection<D>, id: string) =>
+  Effect.flatMap(DocumentStore, (docs) => docs.get(from.name, id)) as Effect.Effect<D | null, StoreUnavailable, DocumentStore>
+
+export const findDocs = <D extends Stored<object>>(from: Collection<D>, filter: Filter, options?: FindOptions) =>
+  Effect.flatMap(DocumentStore, (docs) => docs.find(from.name, filter, options)) as Effect.Effect<readonly D[], StoreUnavailable, DocumentStore>
+
+export const countDocs = <D extends Stored<object>>(from: Collection<D>, filter: Filter) =>
+  Effect.flatMap(DocumentStore, (docs) => docs.count(from.name, filter))
+
 /**
  * Updates one document idempotently by log position: an event at or below the position the document
  * last saw was already applied (at-least-once delivery), so it is skipped.
  */
-export const updateDoc = (
-  collection: string,
+export const updateDoc = <D extends Stored<object>>(
+  into: Collection<D>,
   id: string,
-  event: RecordedEvent,
-  change: (current: Doc | null) => Record<string, unknown> | null,
-) =>
+  envelope: Pick<EventEnvelope, 'position'>,
+  change: (current: D | null) => NoInfer<Omit<D, '_id' | '_position'>> | null,
+): ProjectionEffect =>
   Effect.gen(function* () {
-    const docs = yield* DocumentStore
-    const current = yield* docs.get(collection, id)
-    if (current && typeof current._position === 'number' && current._position >= event.position) return
+    const current = yield* getDoc(into, id)
+    if (current && current._position >= envelope.position) return
     const next = change(current)
     if (next === null) return
-    yield* docs.put(collection, { ...next, _id: id, _position: event.position })
+    const doc: Doc = { ...next, _id: id, _position: envelope.position }
+    yield* (yield* DocumentStore).put(into.name, doc)
   })

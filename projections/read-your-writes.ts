@@ -1,5 +1,5 @@
 import { Effect } from 'effect'
-import { DocumentStore, type Doc } from '../ports/document-store.js'
+import { getDoc, type Collection, type Stored } from './projection.js'
 
 const PATIENCE_MS = 3_000
 
@@ -8,12 +8,11 @@ const PATIENCE_MS = 3_000
  * event applied to them), or null when the read model has not caught up in ~3 s. A command's answer and the next
  * query then agree. Polls quickly at first and backs off, so many waiting requests do not flood a slow store.
  */
-export const waitForPosition = (collection: string, id: string, position: number) =>
+export const waitForPosition = <D extends Stored<object>>(collection: Collection<D>, id: string, position: number) =>
   Effect.gen(function* () {
-    const docs = yield* DocumentStore
     for (let waited = 0, delay = 2; ; waited += delay, delay = Math.min(100, delay * 2)) {
-      const doc: Doc | null = yield* docs.get(collection, id)
-      if (doc !== null && typeof doc._position === 'number' && doc._position >= position) return doc
+      const doc = yield* getDoc(collection, id)
+      if (doc !== null && doc._position >= position) return doc
       if (waited >= PATIENCE_MS) return null
       yield* Effect.sleep(delay)
     }

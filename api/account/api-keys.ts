@@ -40,7 +40,7 @@ export const apiKeyRoutes = async (app: FastifyInstance, account: AccountContext
     const key = await account.run(getKey(user.org_id, created.key_id))
     return reply.code(201).send({
       key_id: created.key_id, api_key: created.secret, org_id: user.org_id, name: key.name, key_prefix: key.key_prefix, scopes: key.scopes,
-      ...(key.limits as object), expires_at: key.expires_at, created_at: key.created_at,
+      ...key.limits, expires_at: key.expires_at, created_at: key.created_at,
     })
   })
 }

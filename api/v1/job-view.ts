@@ -1,9 +1,7 @@
-import type { Doc } from '../../ports/document-store.js'
-
-interface ArtifactDoc { artifact_id: string; artifact_type: string; content_type: string; size: number; sha256: string; created_at: string }
+import type { JobDoc } from '../../projections/jobs.js'
 
 /** The public job record: internal fields (blob keys, org id) and credentials never leave the service. */
-export const jobView = (doc: Doc) => ({
+export const jobView = (doc: JobDoc) => ({
   job_id: doc.job_id,
   status: doc.status,
   job_type: doc.job_type,
@@ -17,7 +15,7 @@ export const jobView = (doc: Doc) => ({
   created_at: doc.created_at,
   started_at: doc.started_at,
   finished_at: doc.finished_at,
-  artifacts: ((doc.artifacts as ArtifactDoc[]) ?? []).map((a) => ({
+  artifacts: doc.artifacts.map((a) => ({
     artifact_id: a.artifact_id, artifact_type: a.artifact_type, content_type: a.content_type, size: a.size, sha256: a.sha256, created_at: a.created_at,
   })),
   manifest: doc.manifest,

@@ -3,8 +3,8 @@ import { createApiKey, revokeApiKey } from '../../commands/orgs.js'
 import { ValidationFailed } from '../../domain/errors.js'
 import { validateKeyRequest } from '../../domain/org/key-request.js'
 import { SCOPES } from '../../domain/scopes.js'
-import type { Doc } from '../../ports/document-store.js'
 import { getKey, listKeys } from '../../projections/org-queries.js'
+import type { KeyDoc } from '../../projections/orgs.js'
 import { principalOf, requireApiKey } from '../auth.js'
 import type { RouteContext } from '../context.js'
 import { errors, security } from './route-helpers.js'
@@ -12,8 +12,8 @@ import { requestMetadata } from '../event-metadata.js'
 import { API_KEYS } from '../../projections/orgs.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
 
-const keyView = (doc: Doc) => ({
-  key_id: doc.key_id, name: doc.name, key_prefix: doc.key_prefix, scopes: doc.scopes, ...(doc.limits as object),
+const keyView = (doc: KeyDoc) => ({
+  key_id: doc.key_id, name: doc.name, key_prefix: doc.key_prefix, scopes: doc.scopes, ...doc.limits,
   expires_at: doc.expires_at, created_at: doc.created_at, revoked_at: doc.revoked_at,
 })
 

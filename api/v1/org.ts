@@ -6,6 +6,7 @@ import { validateIpList } from '../../domain/org/key-request.js'
 import { PLANS, type PlanName } from '../../domain/plans.js'
 import { isPlainObject, unknownFields } from '../../domain/validation.js'
 import { getOrg, listAudit } from '../../projections/org-queries.js'
+import type { OrgDoc } from '../../projections/orgs.js'
 import { admissionUsage } from '../../projections/usage-queries.js'
 import { principalOf, requireApiKey } from '../auth.js'
 import type { RouteContext } from '../context.js'
@@ -14,10 +15,10 @@ import { requestMetadata } from '../event-metadata.js'
 import { ORGS } from '../../projections/orgs.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
 
-const orgView = (doc: Record<string, unknown>) => {
+const orgView = (doc: OrgDoc) => {
   const plan = PLANS[doc.plan as PlanName]
   return {
-    org_id: doc.org_id, name: doc.name, plan: doc.plan, created_at: doc.created_at, ip_allowlist: doc.ip_allowlist ?? [],
+    org_id: doc.org_id, name: doc.name, plan: doc.plan, created_at: doc.created_at, ip_allowlist: doc.ip_allowlist,
     limits: { concurrent_jobs: plan.concurrentJobs, monthly_credits: plan.monthlyCredits, retention_days: plan.retention.defaultDays },
   }
 }

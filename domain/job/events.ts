@@ -1,8 +1,5 @@
 import { Schema } from 'effect'
-import type { JobSpec } from './spec.js'
-
-/** The spec is validated by validateJobSpec before it is recorded; the event stores it verbatim. */
-const JobSpecField = Schema.Unknown as unknown as Schema.Schema<JobSpec>
+import { JobSpec } from './spec-schema.js'
 
 export const ArtifactRecord = Schema.Struct({
   artifact_id: Schema.String,
@@ -23,7 +20,8 @@ export class JobRequested extends Schema.TaggedClass<JobRequested>()('JobRequest
   job_id: Schema.String,
   org_id: Schema.String,
   api_key_id: Schema.NullOr(Schema.String),
-  spec: JobSpecField,
+  /** Validated by validateJobSpec before it is recorded; a customer proxy password in it is sealed. */
+  spec: JobSpec,
   credit_weight: Schema.Number,
   requested_at: Schema.String,
 }) {}

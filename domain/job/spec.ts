@@ -4,6 +4,7 @@ import { validateExtraction, type ExtractionSpec } from '../extraction.js'
 import {
   boolean, headerMap, integerIn, isCleanText, isHeaderValue, isPlainObject, oneOf, string, stringList, text, unknownFields, type Errors,
 } from '../validation.js'
+import type * as Schemas from './spec-schema.js'
 
 export const JOB_TYPES = ['light', 'standard', 'stealth'] as const
 export type JobType = (typeof JOB_TYPES)[number]
@@ -18,83 +19,25 @@ export const DEFAULT_TIMEOUT_MS = 30_000
 export const DEFAULT_NAVIGATION_TIMEOUT_MS = 30_000
 export const DEFAULT_MAX_REDIRECTS = 10
 
-export interface RetryPolicy {
-  readonly max_attempts: number
-  readonly retry_on_status: readonly number[]
-  readonly retry_methods: readonly HttpMethod[]
-}
+export type RetryPolicy = typeof Schemas.RetryPolicy.Type
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   max_attempts: 1,
   retry_on_status: [408, 425, 429, 500, 502, 503, 504],
   retry_methods: ['GET', 'HEAD', 'PUT', 'DELETE'],
 }
 
-export type Action =
-  | { readonly type: 'click'; readonly selector: string }
-  | { readonly type: 'fill'; readonly selector: string; readonly value: string }
-  | { readonly type: 'scroll'; readonly direction: 'down' }
-  | { readonly type: 'wait'; readonly timeout_ms: number }
+export type Action = typeof Schemas.Action.Type
 
-/** Artifact options, every one resolved to a boolean. */
-export interface ArtifactOptions {
-  readonly include_html: boolean
-  readonly include_response_body: boolean
-  readonly include_extraction: boolean
-  readonly include_screenshot: boolean
-  readonly include_har: boolean
-  readonly include_reader: boolean
-  readonly include_links: boolean
-  readonly include_text: boolean
-  readonly include_page_metadata: boolean
-  readonly include_console: boolean
-  readonly block_images: boolean
-  readonly block_styles: boolean
-  readonly block_media: boolean
-  readonly block_fonts: boolean
-  readonly no_scroll: boolean
-}
+export type ArtifactOptions = typeof Schemas.ArtifactOptions.Type
 const BROWSER_ARTIFACT_OPTIONS = [
   'include_screenshot', 'include_har', 'include_reader', 'include_links', 'include_text', 'include_page_metadata',
   'include_console', 'block_images', 'block_styles', 'block_media', 'block_fonts', 'no_scroll',
 ] as const
 
-export interface ProxySpec {
-  readonly server: string
-  readonly username?: string
-  readonly password?: string
-  readonly bypass?: string
-}
+export type ProxySpec = typeof Schemas.ProxySpec.Type
 
-/** A validated, normalized job submission: every default applied. */
-export interface JobSpec {
-  readonly job_type: JobType
-  readonly target_url: string
-  readonly timeout_ms: number
-  readonly tags: readonly string[]
-  readonly idempotency_token?: string
-  readonly artifact_options: ArtifactOptions
-  readonly extraction?: ExtractionSpec
-  readonly actions: readonly Action[]
-  readonly headers?: Readonly<Record<string, string>>
-  readonly user_agent?: string
-  // light
-  readonly method: HttpMethod
-  readonly body?: string | null
-  readonly follow_redirects: boolean
-  readonly max_redirects: number
-  readonly retry_policy: RetryPolicy
-  // browser
-  readonly headless: boolean
-  readonly wait_until: (typeof WAIT_UNTIL)[number]
-  readonly navigation_timeout_ms: number
-  readonly viewport?: { readonly width: number; readonly height: number }
-  readonly locale?: string
-  readonly timezone_id?: string
-  // stealth
-  readonly os_name?: (typeof OS_NAMES)[number]
-  readonly browser_extensions: readonly (typeof BROWSER_EXTENSIONS)[number][]
-  readonly proxy?: ProxySpec
-}
+/** A validated, normalized job submission: every default applied. Its structure is the schema of spec-schema.ts. */
+export type JobSpec = typeof Schemas.JobSpec.Type
 
 const CORE_FIELDS = ['job_type', 'target_url', 'timeout_ms', 'tags', 'idempotency_token', 'artifact_options', 'extraction', 'actions', 'headers', 'user_agent']
 const LIGHT_ONLY = ['method', 'body', 'follow_redirects', 'max_redirects', 'retry_policy']

@@ -9,9 +9,6 @@ export const emailHash = (email: string): string => sha256(normalizeEmail(email)
 /** Verification tokens are 256-bit random secrets, so a fast hash stores them safely (as with API keys). */
 export const verificationTokenHash = (token: string): string => sha256(token)
 
-export const userStream = (userId: string) => `user-${userId}`
-export const emailClaimStream = (hash: string) => `email-${hash}`
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /**

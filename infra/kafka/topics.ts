@@ -1,12 +1,13 @@
 import type { Admin } from 'kafkajs'
-import { SCHEMA_VERSION, streamCategory } from '../../domain/events.js'
+import { SCHEMA_VERSION } from '../../domain/events.js'
+import { CATEGORIES, streamCategory } from '../../domain/streams.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
 
 /** One topic per stream category: `<prefix>.jobs`, `<prefix>.orgs`, ... (docs/kafka-topics.md). */
 export const topicFor = (prefix: string, category: string) => `${prefix}.${category}s`
 
-/** Categories whose topics are created at start-up; others are created when their first event is relayed. */
-export const KNOWN_CATEGORIES = ['job', 'org', 'user', 'email'] as const
+/** The catalogue's categories: their topics are created at start-up; others when their first event is relayed. */
+export const KNOWN_CATEGORIES = CATEGORIES
 
 export interface TopicSettings {
   readonly prefix: string

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { Effect } from 'effect'
-import { streamCategory } from '../../domain/events.js'
+import { streamCategory } from '../../domain/streams.js'
 import type { EventLogService } from '../../ports/event-log.js'
 import type { EventStoreService, StoreUnavailable } from '../../ports/event-store.js'
 import { makeDispatcher } from './dispatcher.js'

@@ -16,13 +16,6 @@ const toMongoCondition = (value: FilterValue): unknown => {
 const toMongoFilter = (filter: Filter): MongoFilter<Document> =>
   Object.fromEntries(Object.entries(filter).map(([field, value]) => [field, toMongoCondition(value)]))
 
-/** Indexes the queries need: every collection is read by organization, jobs also by key, status, tag and time. */
-const INDEXES: Record<string, Record<string, 1 | -1>[]> = {
-  jobs: [{ org_id: 1, created_at: -1 }, { api_key_id: 1, status: 1 }, { api_key_id: 1, created_at: -1 }, { org_id: 1, tags: 1 }, { org_id: 1, status: 1 }],
-  api_keys: [{ org_id: 1, created_at: 1 }],
-  audit: [{ org_id: 1, position: -1 }],
-}
-
 export interface MongoDocumentStoreOptions {
   readonly url: string
   readonly database?: string
@@ -32,7 +25,7 @@ export interface MongoDocumentStoreOptions {
 
 const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })
 
-/** Connects and applies the indexes; the client is closed when the scope closes. */
+/** Connects; the client is closed when the scope closes. Indexes come from the projections (ensureIndexes). */
 export const mongoDocumentStore = (options: MongoDocumentStoreOptions): Effect.Effect<DocumentStoreService, StoreUnavailable, Scope.Scope> => Effect.gen(function* () {
   const client = yield* Effect.acquireRelease(
     attempt(() => new MongoClient(options.url, { serverSelectionTimeoutMS: 10_000 }).connect()),
@@ -41,7 +34,6 @@ export const mongoDocumentStore = (options: MongoDocumentStoreOptions): Effect.E
   const db = client.db(options.database ?? 'scrapeworks')
   const prefix = options.prefix ?? 'rm_'
   const collection = (name: string) => db.collection<Document>(`${prefix}${name}`)
-  yield* attempt(() => Promise.all(Object.entries(INDEXES).flatMap(([name, specs]) => specs.map((spec) => collection(name).createIndex(spec)))))
 
   return {
     get: (name, id) => attempt(async () => (await collection(name).findOne({ _id: id as never })) as unknown as Doc | null),
@@ -58,6 +50,10 @@ export const mongoDocumentStore = (options: MongoDocumentStoreOptions): Effect.E
     }),
     count: (name, filter) => attempt(() => collection(name).countDocuments(toMongoFilter(filter))),
     clear: (name) => attempt(async () => { await collection(name).deleteMany({}) }),
+    // The projections declare what their queries need; creating an index that exists is a no-op.
+    ensureIndexes: (indexes) => attempt(async () => {
+      await Promise.all(indexes.map((index) => collection(index.collection).createIndex(Object.fromEntries(index.fields))))
+    }),
   } satisfies DocumentStoreService
 })
 

@@ -1,8 +1,12 @@
 import { Effect } from 'effect'
+import { DocumentStore } from '../../ports/document-store.js'
 import { EventLog, StoreLog } from '../../ports/event-log.js'
 import { PROJECTIONS } from '../../projections/index.js'
 import { scopedSubscription } from '../log/scoped-log.js'
 import { currentRunner } from '../runtime.js'
+
+/** Creates the indexes the projections' queries declare (idempotent), before the read side's first write or query. */
+export const ensureReadModelIndexes = Effect.flatMap(DocumentStore, (docs) => docs.ensureIndexes(PROJECTIONS.flatMap((projection) => projection.indexes)))
 
 /**
  * The projector role: one subscription per read model, on the store's own log when the projection needs the log's

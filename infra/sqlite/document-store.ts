@@ -83,6 +83,9 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
       return (db.prepare(`select count(*) as n from docs ${where.sql}`).get(collection, ...where.params) as { n: number }).n
     }),
     clear: (collection) => attempt(() => { clearStmt.run(collection) }),
+    // One table holds every collection, in primary-key order: reads by id need nothing more, and listings are
+    // small enough per organization for an embedded deployment.
+    ensureIndexes: () => Effect.void,
   }
 }
 

@@ -41,7 +41,7 @@ t.test('two concurrent registrations of one address give exactly one user', asyn
   t.same(answers.map((a) => a.status).sort(), [202, 409, 409])
   const winner = ['first password', 'second password', 'third password'][answers.findIndex((a) => a.status === 202)]!
   t.equal((await login(email, winner)).status, 200, 'the accepted registration owns the address')
-  const usersWithAddress = () => svc.run(Effect.flatMap(DocumentStore, (docs) => docs.find(USERS, { email })))
+  const usersWithAddress = () => svc.run(Effect.flatMap(DocumentStore, (docs) => docs.find(USERS.name, { email })))
   await waitFor(async () => (await usersWithAddress()).length > 0)
   await new Promise((r) => setTimeout(r, 100))
   t.equal((await usersWithAddress()).length, 1, 'one user document for the address')
@@ -246,7 +246,7 @@ t.test('the stored event log holds no clear password and no clear verification t
 t.test('replaying the log rebuilds the users read model identically', async (t) => {
   await waitFor(() => readdirSync(join(svc.dataDir, 'outbox-staged')).length === 0)
   const snapshot = async () => {
-    return svc.run(Effect.flatMap(DocumentStore, (docs) => Effect.all([docs.find(USERS, {}, { sort: [['_id', 'asc']] }), docs.find(USER_EMAILS, {}, { sort: [['_id', 'asc']] })])))
+    return svc.run(Effect.flatMap(DocumentStore, (docs) => Effect.all([docs.find(USERS.name, {}, { sort: [['_id', 'asc']] }), docs.find(USER_EMAILS.name, {}, { sort: [['_id', 'asc']] })])))
   }
   const before = await snapshot()
   t.ok(before[0].length >= 5, 'there are users to rebuild')

@@ -2,7 +2,8 @@ import t from 'tap'
 import { Effect } from 'effect'
 import { handle } from '../../commands/handle.js'
 import { emailClaimDecider } from '../../domain/user/email-claim.js'
-import { emailClaimStream, emailHash, userStream } from '../../domain/user/identity.js'
+import { STREAMS } from '../../domain/streams.js'
+import { emailHash } from '../../domain/user/identity.js'
 import { EventStore } from '../../ports/event-store.js'
 import { makeMailerProcessor } from '../../processors/mailer.js'
 import { outboxMessages, verificationLink } from '../helpers/mail.js'
@@ -12,12 +13,12 @@ import { startService } from '../helpers/service.js'
 const svc = await startService({ env: { LOGIN_ATTEMPTS_PER_MINUTE: '100' } })
 t.teardown(() => svc.close())
 const metadata = { correlation_id: 'test', causation_id: null, actor: 'test' }
-const userEvents = (userId: string) => svc.run(Effect.flatMap(EventStore, (store) => store.readStream(userStream(userId))))
+const userEvents = (userId: string) => svc.run(Effect.flatMap(EventStore, (store) => store.readStream(STREAMS.user.stream(userId))))
 
 t.test('a claim left by a registration that died half-way is taken over after a minute', async (t) => {
   const email = `orphan-${Date.now()}@example.com`
   const orphanId = '00000000-0000-4000-8000-00000000a11e'
-  const claimOrphan = (now: string) => svc.run(handle(emailClaimDecider, emailClaimStream(emailHash(email)),
+  const claimOrphan = (now: string) => svc.run(handle(emailClaimDecider, STREAMS.email.stream(emailHash(email)),
     { _tag: 'ClaimEmail', email_hash: emailHash(email), user_id: orphanId, now }, { org_id: '', metadata }))
   await claimOrphan(new Date(Date.now() - 61_000).toISOString())
 
@@ -28,7 +29,7 @@ t.test('a claim left by a registration that died half-way is taken over after a 
   t.equal((await svc.api('POST', '/register', { body: { email, password: 'other password' } })).status, 409, 'and owns the address now')
 
   const recent = `recent-${Date.now()}@example.com`
-  await svc.run(handle(emailClaimDecider, emailClaimStream(emailHash(recent)),
+  await svc.run(handle(emailClaimDecider, STREAMS.email.stream(emailHash(recent)),
     { _tag: 'ClaimEmail', email_hash: emailHash(recent), user_id: '00000000-0000-4000-8000-00000000beef', now: new Date().toISOString() }, { org_id: '', metadata }))
   t.equal((await svc.api('POST', '/register', { body: { email: recent, password: 'correct horse' } })).status, 409,
     'a fresh claim may belong to a registration still under way')

@@ -5,6 +5,7 @@ import { Effect } from 'effect'
 import { SecretBox } from '../../domain/secret-box.js'
 import { openProxyPassword } from '../../domain/job/spec-secrets.js'
 import type { JobSpec } from '../../domain/job/spec.js'
+import { STREAMS } from '../../domain/streams.js'
 import { EventStore } from '../../ports/event-store.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { startService } from '../helpers/service.js'
@@ -26,7 +27,7 @@ t.test('a customer proxy password is sealed before it is recorded, and opens wit
   t.equal(submitted.status, 202)
   t.notMatch(submitted.text, PASSWORD, 'the submission answer does not echo it')
   await svc.waitForResult(key, submitted.body.job_id)
-  const events = await svc.run(Effect.flatMap(EventStore, (s) => s.readStream(`job-${submitted.body.job_id}`)))
+  const events = await svc.run(Effect.flatMap(EventStore, (s) => s.readStream(STREAMS.job.stream(submitted.body.job_id))))
   const spec = events.find((e) => e.type === 'JobRequested')!.data.spec as JobSpec
   t.match(spec.proxy?.password, /^sealed:v1:/)
   t.equal(spec.proxy?.username, 'cust')

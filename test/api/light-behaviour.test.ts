@@ -1,6 +1,7 @@
 import t from 'tap'
 import { Effect } from 'effect'
 import { revokeApiKey } from '../../commands/orgs.js'
+import { STREAMS } from '../../domain/streams.js'
 import { EventStore } from '../../ports/event-store.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { startService, waitFor } from '../helpers/service.js'
@@ -113,7 +114,7 @@ t.test('idempotency: 20 concurrent submissions with one token make exactly one j
   t.ok(answers.every((a) => a.status === 202 || a.status === 200), answers.map((a) => a.status).join(','))
   t.equal(answers.filter((a) => a.status === 202).length, 1, 'exactly one submission created the job')
   t.equal(new Set(answers.map((a) => a.body.job_id)).size, 1)
-  const events = await svc.run(Effect.flatMap(EventStore, (s) => s.readStream(`job-${answers[0]!.body.job_id}`)))
+  const events = await svc.run(Effect.flatMap(EventStore, (s) => s.readStream(STREAMS.job.stream(answers[0]!.body.job_id))))
   t.equal(events.filter((e) => e.type === 'JobRequested').length, 1)
   const again = await svc.api('POST', '/v1/jobs', { key, body: { ...body, target_url: `${site.origin}/json` } })
   t.equal(again.status, 200)

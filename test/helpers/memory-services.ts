@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Effect, type Either } from 'effect'
-import { encodeEvent, type DomainEvent } from '../../domain/events.js'
+import { encodeEvent } from '../../domain/events.js'
+import type { DomainEvent } from '../../domain/streams.js'
 import { makeMemoryBlobStore } from '../../infra/memory/blob-store.js'
 import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
 import { makeMemoryEventStore } from '../../infra/memory/event-store.js'

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { Effect } from 'effect'
 import type { Test } from 'tap'
-import { streamCategory } from '../../domain/events.js'
+import { streamCategory } from '../../domain/streams.js'
 import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
 import { DocumentStore, type Doc } from '../../ports/document-store.js'
 import type { RecordedEvent } from '../../ports/event-store.js'

@@ -2,7 +2,8 @@ import { Effect, Either } from 'effect'
 import t from 'tap'
 import { deterministicId, handle, type CommandContext } from '../../commands/handle.js'
 import { submitJob } from '../../commands/jobs.js'
-import { decodeEvent, jobStream, type DomainEvent } from '../../domain/events.js'
+import { decodeEvent } from '../../domain/events.js'
+import { STREAMS, type DomainEvent } from '../../domain/streams.js'
 import { jobDecider, type JobCommand } from '../../domain/job/decider.js'
 import { JobFailed, JobRequested, JobStarted, JobSucceeded } from '../../domain/job/events.js'
 import { validateJobSpec, type JobSpec } from '../../domain/job/spec.js'
@@ -13,7 +14,7 @@ import { memoryServices, newEvents, TEST_METADATA } from '../helpers/memory-serv
 const NOW = '2024-05-01T12:00:00.000Z'
 const LATER = '2024-05-01T12:05:00.000Z'
 const JOB = 'j1'
-const STREAM = jobStream(JOB)
+const STREAM = STREAMS.job.stream(JOB)
 const ORG = 'o1'
 const ctx: CommandContext = { org_id: ORG, metadata: TEST_METADATA }
 
@@ -140,7 +141,7 @@ t.test('submitJob with an idempotency token records one JobRequested however oft
   const [first, second] = await Promise.all([run(submitJob(input)), run(submitJob(input))])
   t.equal(first.job_id, second.job_id, 'one job id for one token')
   t.same([first.created, second.created].sort(), [false, true], 'exactly one submission created it')
-  t.same((await run(events.readStream(jobStream(first.job_id)))).map((e) => e.type), ['JobRequested'])
+  t.same((await run(events.readStream(STREAMS.job.stream(first.job_id)))).map((e) => e.type), ['JobRequested'])
   const other = await run(submitJob({ ...input, spec: specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'tok-2' }) }))
   t.not(other.job_id, first.job_id, 'another token is another job')
 })

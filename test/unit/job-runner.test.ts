@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto'
 import { Effect, Either } from 'effect'
 import t from 'tap'
 import { handle } from '../../commands/handle.js'
-import { decodeEvent, jobStream } from '../../domain/events.js'
+import { decodeEvent } from '../../domain/events.js'
+import { STREAMS } from '../../domain/streams.js'
 import { jobDecider } from '../../domain/job/decider.js'
 import { validateJobSpec, type JobType } from '../../domain/job/spec.js'
 import { failure, type Engine, type EngineOutcome, type EngineRequest } from '../../fetchers/engine.js'
@@ -33,10 +34,10 @@ const setup = async (engines: Partial<Record<JobType, Engine>>, jobType: JobType
   const spec = validateJobSpec({ job_type: jobType, target_url: 'https://example.com/page' }, { allowlist: new Set(), isTimeZone: () => true })
   if (!spec.ok) throw new Error('invalid test spec')
   const jobId = 'job-1'
-  await services.run(handle(jobDecider, jobStream(jobId), {
+  await services.run(handle(jobDecider, STREAMS.job.stream(jobId), {
     _tag: 'RequestJob', job_id: jobId, org_id: ORG, api_key_id: 'k1', spec: spec.spec, now: '2024-05-01T12:00:00.000Z',
   }, { org_id: ORG, metadata: TEST_METADATA }))
-  const stream = () => services.run(services.events.readStream(jobStream(jobId)))
+  const stream = () => services.run(services.events.readStream(STREAMS.job.stream(jobId)))
   const [requested] = await stream()
   const decoded = async () => (await stream()).map((r) => decodeEvent(r.type, r.data))
   return { ...services, runner, requested: requested as RecordedEvent, stream, decoded, jobId, logged }

@@ -2,7 +2,7 @@ import { Effect } from 'effect'
 import t, { type Test } from 'tap'
 import { handle } from '../../commands/handle.js'
 import type { Decider } from '../../domain/decider.js'
-import { jobStream, orgStream, type DomainEvent } from '../../domain/events.js'
+import { STREAMS, type DomainEvent } from '../../domain/streams.js'
 import { jobDecider, type JobCommand } from '../../domain/job/decider.js'
 import type { ArtifactRecord } from '../../domain/job/events.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
@@ -10,7 +10,7 @@ import { orgDecider, type OrgCommand } from '../../domain/org/decider.js'
 import type { KeyLimits } from '../../domain/org/events.js'
 import { emailClaimDecider } from '../../domain/user/email-claim.js'
 import { userDecider, type UserCommand } from '../../domain/user/decider.js'
-import { emailClaimStream, emailHash, userStream } from '../../domain/user/identity.js'
+import { emailHash } from '../../domain/user/identity.js'
 import type { Doc } from '../../ports/document-store.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
 import { PROJECTIONS } from '../../projections/index.js'
@@ -41,10 +41,10 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   const { run, events } = memoryServices()
   const command = <C, E extends DomainEvent, S, Err>(decider: Decider<C, E, S, Err>, stream: string, orgId: string, actor: string) =>
     (c: C) => run(handle(decider, stream, c, { org_id: orgId, metadata: { ...TEST_METADATA, actor } }))
-  const org = (orgId: string) => command(orgDecider, orgStream(orgId), orgId, 'operator')
+  const org = (orgId: string) => command(orgDecider, STREAMS.org.stream(orgId), orgId, 'operator')
   const job = (jobId: string, orgId = ORG) => (c: WithoutJobId<JobCommand>) =>
-    command(jobDecider, jobStream(jobId), orgId, 'api_key:k1')({ ...c, job_id: jobId } as JobCommand)
-  const user = (c: UserCommand) => command(userDecider, userStream(USER), ORG, `user:${USER}`)(c)
+    command(jobDecider, STREAMS.job.stream(jobId), orgId, 'api_key:k1')({ ...c, job_id: jobId } as JobCommand)
+  const user = (c: UserCommand) => command(userDecider, STREAMS.user.stream(USER), ORG, `user:${USER}`)(c)
   const createKey = (orgId: string, keyId: string, minute: number): OrgCommand => ({
     _tag: 'CreateApiKey', org_id: orgId, key_id: keyId, name: `key ${keyId}`, key_hash: `hash-${keyId}`.padEnd(64, '0'),
     key_prefix: `sk_${keyId}`, scopes: ['jobs:write', 'jobs:read'], limits, expires_at: null, now: at(minute),
@@ -57,7 +57,7 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   await org(ORG)(createKey(ORG, 'k1', 1))
   await org(ORG)(createKey(ORG, 'k2', 1))
   await org(OTHER_ORG)(createKey(OTHER_ORG, 'k3', 2))
-  await command(emailClaimDecider, emailClaimStream(emailHash('ada@example.com')), '', 'anonymous')(
+  await command(emailClaimDecider, STREAMS.email.stream(emailHash('ada@example.com')), '', 'anonymous')(
     { _tag: 'ClaimEmail', email_hash: emailHash('ada@example.com'), user_id: USER, now: at(2) })
   await user({
     _tag: 'RegisterUser', user_id: USER, email: 'ada@example.com', password_hash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA', org_id: ORG,

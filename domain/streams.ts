@@ -1,0 +1,55 @@
+import { Schema } from 'effect'
+import { JobEvent } from './job/events.js'
+import { OrgEvent } from './org/events.js'
+import { EmailClaimEvent, UserEvent } from './user/events.js'
+
+/** One category of streams: its streams are named `<category>-<id>` and hold the events of one union. */
+const category = <const Name extends string, Events extends Schema.Schema.AnyNoContext>(name: Name, events: Events) => ({
+  name,
+  events,
+  stream: (id: string): string => `${name}-${id}`,
+})
+
+/**
+ * The stream catalogue: every category of the service, its stream names and its events. Stream names, the event
+ * union (DomainEvent) and the Kafka topics (`<prefix>.<category>s`) derive from it; a new stream is one entry here.
+ */
+const CATALOGUE = [
+  category('job', JobEvent),
+  category('org', OrgEvent),
+  category('user', UserEvent),
+  /** `email-<sha256(lower-cased address)>`: the uniqueness guard of e-mail addresses. */
+  category('email', EmailClaimEvent),
+] as const
+
+type Catalogue = typeof CATALOGUE
+type EventsOf<Entries> = { -readonly [K in keyof Entries]: Entries[K] extends { readonly events: infer Events } ? Events : never }
+export type Category = Catalogue[number]['name']
+
+export const STREAMS = Object.fromEntries(CATALOGUE.map((entry) => [entry.name, entry])) as {
+  readonly [Entry in Catalogue[number] as Entry['name']]: Entry
+}
+export const CATEGORIES: readonly Category[] = CATALOGUE.map((entry) => entry.name)
+
+/** Every event of the service. */
+export const DomainEvent = Schema.Union(...(CATALOGUE.map((entry) => entry.events) as EventsOf<Catalogue>))
+export type DomainEvent = typeof DomainEvent.Type
+
+/** The events of some categories' streams. */
+export type EventOf<C extends Category> = Schema.Schema.Type<(typeof STREAMS)[C]['events']>
+
+/** Longest name first, so a category whose name extends another's (`content-monitor`, `monitor`) is told apart. */
+const BY_LENGTH = [...CATEGORIES].sort((a, b) => b.length - a.length)
+
+/**
+ * The category of a stream id (`job-…` is `job`); it names the Kafka topic in the scale-out profile. A stream
+ * outside the catalogue answers what precedes its first dash.
+ */
+export const streamCategory = (stream: string): string => {
+  const known = BY_LENGTH.find((name) => stream.startsWith(`${name}-`))
+  if (known !== undefined) return known
+  const dash = stream.indexOf('-')
+  return dash < 0 ? stream : stream.slice(0, dash)
+}
+
+export const isCategory = (name: string): name is Category => (CATEGORIES as readonly string[]).includes(name)
