@@ -109,6 +109,8 @@ export const makeMemoryDocumentStore = (): DocumentStoreService => {
     find,
     count: (name, filter) => attempt(() => filtered(name, filter).length),
     clear: (name) => attempt(() => { collections.delete(name) }),
+    // Scans are fast enough in memory.
+    ensureIndexes: () => Effect.void,
   }
 }
 

@@ -134,4 +134,14 @@ export const documentStoreContract = (t: Test, name: string, make: () => Promise
       t.equal(await run(store.count(one, {})), 0)
       t.same(await ids(two, {}), ['z'], 'clear leaves other collections alone')
     })
+
+    t.test('declared indexes can be ensured repeatedly and change no answer', async (t) => {
+      const c = await seeded()
+      const before = await ids(c, { team: 'red' }, { sort: [['created_at', 'desc']] })
+      const declared = [{ collection: c, fields: [['team', 1], ['created_at', -1]] as const }, { collection: fresh(), fields: [['age', 1]] as const }]
+      await run(store.ensureIndexes(declared))
+      await run(store.ensureIndexes(declared))
+      t.same(await ids(c, { team: 'red' }, { sort: [['created_at', 'desc']] }), before)
+      t.same(before, ['c', 'a'])
+    })
   })

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Effect } from 'effect'
 import { Kafka, logLevel } from 'kafkajs'
+import { MongoClient } from 'mongodb'
 import t from 'tap'
 import { azureBlobStore } from '../../infra/azure/blob-store.js'
 import { eventStoreDbStore } from '../../infra/eventstoredb/event-store.js'
@@ -13,6 +14,7 @@ import { mongoDocumentStore } from '../../infra/mongo/document-store.js'
 import { sqliteCatchUpLog } from '../../infra/sqlite/checkpoints.js'
 import { makeSqliteEventStore } from '../../infra/sqlite/event-store.js'
 import { acquire } from '../helpers/scoped.js'
+import { PROJECTIONS } from '../../projections/index.js'
 import { blobStoreContract } from './blob-store.contract.js'
 import { documentStoreContract } from './document-store.contract.js'
 import { eventLogContract } from './event-log.contract.js'
@@ -35,6 +37,23 @@ whenConfigured('MONGO_URL', 'MongoDB document store', (url) => {
     const database = `contract_${randomUUID().slice(0, 8)}`
     const { value: store, release } = await acquire(mongoDocumentStore({ url, database }))
     return { store, cleanup: release }
+  })
+})
+
+whenConfigured('MONGO_URL', 'MongoDB indexes', (url) => {
+  t.test('MongoDB creates the indexes every projection declares, under the collection prefix', async (t) => {
+    const database = `indexes_${randomUUID().slice(0, 8)}`
+    const { value: store, release } = await acquire(mongoDocumentStore({ url, database, prefix: 'ix_' }))
+    const client = await new MongoClient(url).connect()
+    t.teardown(async () => { await client.db(database).dropDatabase(); await client.close(); await release() })
+    const declared = PROJECTIONS.flatMap((projection) => projection.indexes)
+    t.ok(declared.some((index) => index.collection === 'jobs'), 'the jobs projection declares its listing indexes')
+    await Effect.runPromise(store.ensureIndexes(declared))
+    await Effect.runPromise(store.ensureIndexes(declared))
+    for (const index of declared) {
+      const keys = (await client.db(database).collection(`ix_${index.collection}`).indexes()).map((existing) => JSON.stringify(existing.key))
+      t.ok(keys.includes(JSON.stringify(Object.fromEntries(index.fields))), `${index.collection}: ${JSON.stringify(index.fields)}`)
+    }
   })
 })
 
