@@ -5,7 +5,8 @@ import t from 'tap'
 import { Effect } from 'effect'
 import { encodeEvent } from '../../domain/events.js'
 import { UserRegistered, VerificationTokenIssued } from '../../domain/user/events.js'
-import { userStream, verificationToken, verificationTokenHash } from '../../domain/user/identity.js'
+import { STREAMS } from '../../domain/streams.js'
+import { verificationToken, verificationTokenHash } from '../../domain/user/identity.js'
 import { EventStore } from '../../ports/event-store.js'
 import { MailOutbox } from '../../ports/mail.js'
 import { outboxMessages } from '../helpers/mail.js'
@@ -92,7 +93,7 @@ t.test('a user recorded before addresses were validated, with a NUL in the addre
     new UserRegistered({ user_id: userId, email, password_hash: 'not-a-hash', org_id: randomUUID(), registered_at: now }),
     new VerificationTokenIssued({ user_id: userId, token_hash: tokenHash, expires_at: new Date(Date.now() + 3_600_000).toISOString(), issued_at: now }),
   ].map((event) => ({ event_id: randomUUID(), ...encodeEvent(event), org_id: '', occurred_at: now, metadata: { correlation_id: 'legacy', causation_id: null, actor: 'test' } }))
-  await svc.run(Effect.flatMap(EventStore, (store) => store.append(userStream(userId), events, 'no_stream')))
+  await svc.run(Effect.flatMap(EventStore, (store) => store.append(STREAMS.user.stream(userId), events, 'no_stream')))
 
   await waitFor(() => !existsSync(join(svc.dataDir, 'outbox-staged', `${tokenHash}.token`)))
   t.notOk(outboxMessages(svc.dataDir).some((m) => m.text.includes(token) || m.headers.to.includes('attacker')), 'no message was written')

@@ -2,15 +2,16 @@ import t from 'tap'
 import { Effect, Fiber } from 'effect'
 import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
 import { DocumentStore } from '../../ports/document-store.js'
+import { JOBS } from '../../projections/jobs.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
 
 t.test('waitForPosition answers once the document reflects the position, not before', async (t) => {
   const docs = makeMemoryDocumentStore()
   const run = <A, E>(effect: Effect.Effect<A, E, DocumentStore>) => Effect.runPromise(Effect.provideService(effect, DocumentStore, docs))
   await run(docs.put('jobs', { _id: 'j1', status: 'queued', _position: 5 }))
-  t.same(await run(waitForPosition('jobs', 'j1', 5)), { _id: 'j1', status: 'queued', _position: 5 }, 'already there')
+  t.same(await run(waitForPosition(JOBS, 'j1', 5)), { _id: 'j1', status: 'queued', _position: 5 }, 'already there')
   const answer = await run(Effect.gen(function* () {
-    const waiting = yield* Effect.fork(waitForPosition('jobs', 'j1', 7))
+    const waiting = yield* Effect.fork(waitForPosition(JOBS, 'j1', 7))
     yield* Effect.sleep(30)
     const early = yield* Fiber.poll(waiting)
     yield* docs.put('jobs', { _id: 'j1', status: 'running', _position: 6 })
@@ -23,6 +24,6 @@ t.test('waitForPosition answers once the document reflects the position, not bef
   t.equal(answer.stillEarly._tag, 'None', 'a document at a lower position is not enough')
   t.equal(answer.doc?.status, 'succeeded')
   const started = Date.now()
-  t.equal(await run(waitForPosition('jobs', 'missing', 1)), null, 'null when the read model never catches up')
+  t.equal(await run(waitForPosition(JOBS, 'missing', 1)), null, 'null when the read model never catches up')
   t.ok(Date.now() - started >= 2900, 'after about three seconds')
 })

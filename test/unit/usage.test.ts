@@ -22,7 +22,7 @@ t.test('jobs admitted here count until the counters have seen their position', a
     yield* usage.admitted({ orgId: 'o1', keyId: 'k2', weight: 1, position: 11, day: '2026-11-23' })
     const pending = yield* usage.snapshot('o1', 'k1', now)
     // The projection catches up with the first job (position 10): it now counts it itself.
-    yield* docs.put(USAGE_COUNTERS, { _id: orgCounterId('o1'), active_jobs: 1, reserved_credits: 5, _position: 10 })
+    yield* docs.put(USAGE_COUNTERS.name, { _id: orgCounterId('o1'), active_jobs: 1, reserved_credits: 5, _position: 10 })
     const caughtUp = yield* usage.snapshot('o1', 'k1', now)
     const otherOrg = yield* usage.snapshot('o2', 'k1', now)
     return { before, pending, caughtUp, otherOrg }
