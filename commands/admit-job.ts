@@ -1,5 +1,5 @@
 import { Effect } from 'effect'
-import { checkResolvedTarget, type Allowlist } from '../domain/address-policy.js'
+import { checkResolvedTarget, hostToResolve, type Allowlist } from '../domain/address-policy.js'
 import { AdmissionRejected, fieldError, ValidationFailed } from '../domain/errors.js'
 import type { JobRequested } from '../domain/job/events.js'
 import type { JobSpec } from '../domain/job/spec.js'
@@ -54,7 +54,9 @@ const requestedPosition = (jobId: string) =>
 const checkTargetResolution = (spec: JobSpec, allowlist: Allowlist) =>
   Effect.gen(function* () {
     const url = new URL(spec.target_url)
-    const addresses = yield* (yield* HostResolver).resolve(url.hostname)
+    const host = hostToResolve(url, allowlist)
+    if (host === null) return
+    const addresses = yield* (yield* HostResolver).resolve(host)
     const checked = checkResolvedTarget(url, addresses ?? [], allowlist)
     if (!checked.ok) return yield* Effect.fail(new ValidationFailed({ errors: [fieldError('target_url', checked.code, checked.message)] }))
   })

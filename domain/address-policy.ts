@@ -218,6 +218,10 @@ export const checkTargetUrl = (raw: string, allowlist: Allowlist): TargetUrlChec
   return { ok: true, url }
 }
 
+/** The host name whose addresses decide a target at submission; null for IP literals and allowlisted names (no lookup needed). */
+export const hostToResolve = (url: URL, allowlist: Allowlist): string | null =>
+  isIpLiteral(url.hostname) || isAllowlisted(allowlist, url.hostname, effectivePort(url)) ? null : url.hostname
+
 /**
  * Submission-time check of the addresses a target's host name resolves to: refused when every one is forbidden (the
  * name only leads inward). Allowlisted names and `ip:port` entries pass; IP literals were judged by `checkTargetUrl`.
@@ -225,7 +229,7 @@ export const checkTargetUrl = (raw: string, allowlist: Allowlist): TargetUrlChec
  */
 export const checkResolvedTarget = (url: URL, addresses: readonly string[], allowlist: Allowlist): TargetUrlCheck => {
   const port = effectivePort(url)
-  if (addresses.length === 0 || isIpLiteral(url.hostname) || isAllowlisted(allowlist, url.hostname, port)) return { ok: true, url }
+  if (addresses.length === 0 || hostToResolve(url, allowlist) === null) return { ok: true, url }
   const refused = addresses.map((address) => (isAllowlisted(allowlist, address, port) ? null : forbiddenAddressReason(address)))
   if (refused.some((reason) => reason === null)) return { ok: true, url }
   return { ok: false, code: 'unsafe_target_url', message: `target_url's host name resolves only to non-public addresses (${refused[0]})` }

@@ -1,9 +1,11 @@
 import t from 'tap'
 import {
+  checkResolvedTarget,
   checkTargetUrl,
   forbiddenAddressReason,
   forbiddenHostReason,
   forbiddenPortReason,
+  hostToResolve,
   isAllowlisted,
   normalizeHost,
   parseAllowlist,
@@ -238,4 +240,18 @@ t.test('normalizeHost folds notations and rejects smuggling', async (t) => {
   t.equal(normalizeHost('a/b'), null)
   t.equal(normalizeHost('a?b'), null)
   t.equal(normalizeHost('a:80'), null)
+})
+
+t.test('checkResolvedTarget refuses a name only when every address it resolves to is forbidden', async (t) => {
+  const allowlist = parseAllowlist('fixture.example.test:8080,127.0.0.2:80')
+  const verdict = (url: string, addresses: readonly string[]) => checkResolvedTarget(new URL(url), addresses, allowlist)
+  t.match(verdict('http://inward.example.test/', ['127.0.0.1']), { ok: false, code: 'unsafe_target_url' })
+  t.match(verdict('http://inward.example.test/', ['10.0.0.1', '::1', '169.254.169.254']), { ok: false, code: 'unsafe_target_url' })
+  t.match(verdict('http://mixed.example.test/', ['10.0.0.1', '93.184.216.34']), { ok: true }, 'one public address is enough (the gateway pins it)')
+  t.match(verdict('http://unresolved.example.test/', []), { ok: true }, 'no answer: the gateway decides at connect time')
+  t.match(verdict('http://fixture.example.test:8080/', ['127.0.0.1']), { ok: true }, 'an allowlisted name')
+  t.match(verdict('http://pinned.example.test/', ['127.0.0.2']), { ok: true }, 'an allowlisted ip:port')
+  t.equal(hostToResolve(new URL('http://93.184.216.34/'), allowlist), null, 'IP literals need no lookup')
+  t.equal(hostToResolve(new URL('http://fixture.example.test:8080/'), allowlist), null, 'allowlisted names need no lookup')
+  t.equal(hostToResolve(new URL('http://Name.Example.test/'), allowlist), 'name.example.test')
 })
