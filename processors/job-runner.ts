@@ -4,6 +4,7 @@ import { loadJob, runJobCommand } from '../commands/jobs.js'
 import type { JobType } from '../domain/job/spec.js'
 import type { ArtifactRecord } from '../domain/job/events.js'
 import { failure, type Engine, type EngineArtifact } from '../fetchers/engine.js'
+import { jobManifest, jobTiming } from '../fetchers/manifest.js'
 import { BlobStore } from '../ports/blob-store.js'
 import type { EventEnvelope, EventStore } from '../ports/event-store.js'
 import { defineProcessor } from './processor.js'
@@ -53,14 +54,18 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
 
     if (!engine) {
       await finish(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope)))
-      await finish(runJobCommand({ _tag: 'FailJob', job_id: jobId, failure_reason: 'engine_unavailable', message: `the ${state.spec.job_type} engine is not available on this deployment`, now: now() }, state.org_id, ctx(envelope)))
+      const manifest = jobManifest({ egress: null, engine: { tier: state.spec.job_type }, timing: null, response: null })
+      await finish(runJobCommand({ _tag: 'FailJob', job_id: jobId, failure_reason: 'engine_unavailable', message: `the ${state.spec.job_type} engine is not available on this deployment`, manifest, now: now() }, state.org_id, ctx(envelope)))
       return
     }
     await run(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope)))
+    const startedAt = Date.now()
     const outcome = await engine.run({ job_id: jobId, spec: state.spec, signal: shutdown.signal }).catch((error: unknown) => {
       if (shutdown.signal.aborted) throw error
       options.log(`engine ${engine.tier} crashed on job ${jobId}`, error)
-      return failure('engine_error', 'the engine failed unexpectedly')
+      return failure('engine_error', 'the engine failed unexpectedly', {
+        manifest: jobManifest({ egress: null, engine: { tier: engine.tier }, timing: jobTiming(startedAt), response: null }),
+      })
     })
     if (shutdown.signal.aborted) throw new Error('abandoned at shutdown')
     const artifacts = await run(storeArtifacts(state.org_id, jobId, outcome.artifacts ?? []))

@@ -5,6 +5,7 @@ import { bodyTooLarge, MAX_BODY_BYTES } from '../body-limit.js'
 import { BrowserUnavailable, type LaunchedBrowser, type MainResponse, type PageSession, type SessionOptions } from './driver.js'
 import { describeError, isTargetGone, JobFailure } from './failures.js'
 import { HarRecorder } from './har.js'
+import { jobManifest, jobTiming, type ObservedResponse } from '../manifest.js'
 import { DOCUMENT_BODY_SIZE } from './in-page.js'
 import { runPageJob } from './page-job.js'
 import type { BrowserPool, Lease } from './pool.js'
@@ -68,7 +69,8 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
     } catch (error) {
       if (signal.aborted) throw new Error('job abandoned: shutting down')
       const message = error instanceof BrowserUnavailable ? error.message : `the browser could not be started: ${describeError(error)}`
-      return failure('browser_unavailable', message, { manifest: { engine: { tier: tier.tier } } })
+      const unavailable = jobManifest({ egress: { mode: spec.proxy ? 'custom' : 'managed' }, engine: { tier: tier.tier }, timing: jobTiming(queuedAt), response: null })
+      return failure('browser_unavailable', message, { manifest: unavailable })
     }
 
     const started = Date.now()
@@ -80,16 +82,13 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
     let navigationMs: number | undefined
     const browser = lease.browser
     const isGone = () => lease.died() || !browser.isConnected() || (session?.crashed() ?? false)
-    const manifestBase = (extra: Record<string, unknown> = {}) => ({
+    let targetResponse: ObservedResponse | null = null
+    const manifest = (details: Record<string, unknown> = {}) => jobManifest({
       egress: egress?.manifest ?? { mode: spec.proxy ? 'custom' : 'managed' },
       engine: tier.describe(browser, profile, spec),
-      wait_until: spec.wait_until,
-      ...extra,
-      timing: {
-        started_at: new Date(started).toISOString(), finished_at: new Date().toISOString(), duration_ms: Date.now() - started,
-        queued_ms: started - queuedAt, ...(navigationMs !== undefined ? { navigation_ms: navigationMs } : {}),
-      },
-      ...(blockedRequests > 0 ? { blocked_requests: blockedRequests } : {}),
+      timing: jobTiming(started, { queued_ms: started - queuedAt, ...(navigationMs !== undefined ? { navigation_ms: navigationMs } : {}) }),
+      response: targetResponse,
+      details: { wait_until: spec.wait_until, ...details, ...(blockedRequests > 0 ? { blocked_requests: blockedRequests } : {}) },
     })
 
     let stopDeadline = () => {}
@@ -119,6 +118,7 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
       const result = await runPageJob({
         session, spec, deadline, customProxy: egress.proxyServer !== undefined, detectBlocks: tier.detectBlocks,
         dismissConsent: tier.dismissConsent(spec), challengeWaitMs: tier.challengeWaitMs, isGone,
+        onTargetResponse: (main) => { targetResponse = { status: main.status, headers: main.headers } },
       })
       navigationMs = result.navigationMs
       let responseBody: { bytes: Uint8Array; contentType?: string } | undefined
@@ -143,18 +143,16 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
         recorder: har, startedAt: started, onLoadMs: result.navigationMs, browser: { name: 'chromium', version: browser.version },
       } : undefined)
       const main = result.main
-      const manifest = manifestBase({
-        http_status: main?.status ?? null,
-        response_headers: main?.headers ?? {},
+      const manifestOfJob = manifest({
         final_url: result.capture.url,
         content_type: main?.headers['content-type'] ?? null,
         title: result.capture.title,
         ...result.details,
         ...(bodyUnavailable ? { response_body_unavailable: bodyUnavailable } : {}),
       })
-      if (result.blocked) return failure('stealth_blocked', `the target blocked the browser: ${result.blocked.reason}`, { manifest, artifacts })
-      if (main && main.status >= 500) return failure('upstream_error', `the target answered HTTP ${main.status}`, { manifest, artifacts })
-      return { ok: true as const, manifest, artifacts }
+      if (result.blocked) return failure('stealth_blocked', `the target blocked the browser: ${result.blocked.reason}`, { manifest: manifestOfJob, artifacts })
+      if (main && main.status >= 500) return failure('upstream_error', `the target answered HTTP ${main.status}`, { manifest: manifestOfJob, artifacts })
+      return { ok: true as const, manifest: manifestOfJob, artifacts }
     }
 
     try {
@@ -163,15 +161,15 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
       return await Promise.race([working, deadlineHit])
     } catch (error) {
       if (signal.aborted) throw new Error('job abandoned: shutting down')
-      if (error instanceof JobFailure) return failure(error.reason, error.message, { manifest: manifestBase() })
+      if (error instanceof JobFailure) return failure(error.reason, error.message, { manifest: manifest() })
       // A killed browser surfaces first as a closed target; the driver's disconnect notice may follow shortly.
       const until = Date.now() + (isTargetGone(error) ? CRASH_NOTICE_MS : 200)
       while (!isGone() && Date.now() < until) await sleep(25)
       if (isGone()) {
         const what = session?.crashed() && browser.isConnected() ? 'the page renderer crashed' : 'the browser process died'
-        return failure('browser_crashed', `${what} during the job`, { manifest: manifestBase() })
+        return failure('browser_crashed', `${what} during the job`, { manifest: manifest() })
       }
-      return failure('engine_error', `the browser failed unexpectedly: ${describeError(error)}`, { manifest: manifestBase() })
+      return failure('engine_error', `the browser failed unexpectedly: ${describeError(error)}`, { manifest: manifest() })
     } finally {
       finished = true
       stopDeadline()

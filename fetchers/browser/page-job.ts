@@ -6,6 +6,7 @@ import type { ConsoleEntry, MainResponse, PageSession } from './driver.js'
 import { isTimeoutError, JobFailure, navigationFailure } from './failures.js'
 import { autoScroll, boundedDocumentHtml, DOCUMENT_TITLE, links, visibleText } from './in-page.js'
 import { bodyTooLarge, MAX_BODY_BYTES } from '../body-limit.js'
+import { EGRESS_DENIED_HEADER, isGatewayFailureStatus } from '../egress/gateway-answers.js'
 
 /** Upper bound of the default auto-scroll, so an infinite feed cannot use the whole job. */
 const AUTO_SCROLL_MAX_MS = 10_000
@@ -13,8 +14,6 @@ const AUTO_SCROLL_MAX_STEPS = 60
 const LAZY_QUIET_MS = 250
 const LAZY_WAIT_MAX_MS = 3_000
 const CHALLENGE_POLL_MS = 500
-/** Status codes proxy-chain (the gateway) answers with when the connection behind it failed (590-599). */
-const isGatewayStatus = (status: number) => status >= 590 && status <= 599
 
 export interface PageJobOptions {
   readonly session: PageSession
@@ -31,6 +30,8 @@ export interface PageJobOptions {
   readonly challengeWaitMs: number
   /** True when an error means the browser (or the page's renderer) is gone. */
   readonly isGone: (error: unknown) => boolean
+  /** Told the main document's response once it is known to be the target's own (not the gateway's). */
+  readonly onTargetResponse: (main: MainResponse) => void
 }
 
 /** What the page looked like when it was captured; artifacts are built from it. */
@@ -99,13 +100,14 @@ export const runPageJob = async (options: PageJobOptions): Promise<PageJobResult
   const navigationMs = Date.now() - navStarted
 
   if (main) {
-    const denied = main.headers['x-egress-denied']
+    const denied = main.headers[EGRESS_DENIED_HEADER]
     if (denied) throw new JobFailure('egress_denied', `the egress gateway refused ${new URL(main.url).host}: ${denied}`)
-    if (isGatewayStatus(main.status)) {
+    if (isGatewayFailureStatus(main.status)) {
       throw options.customProxy
         ? new JobFailure('proxy_error', `the customer proxy failed: ${main.status} ${main.statusText}`.trim())
         : new JobFailure('network_error', `could not reach the target: ${main.status} ${main.statusText}`.trim())
     }
+    options.onTargetResponse(main)
   }
 
   const isGone = options.isGone

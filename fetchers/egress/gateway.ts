@@ -4,6 +4,7 @@ import type dns from 'node:dns'
 import { type PrepareRequestFunctionOpts, type PrepareRequestFunctionResult, RequestError, Server } from 'proxy-chain'
 import { forbiddenHostReason, forbiddenPortReason, isAllowlisted } from '../../domain/address-policy.js'
 import { checkDestination, type DestinationContext } from './destination.js'
+import { EGRESS_DENIED_HEADER, EGRESS_ERROR_HEADER } from './gateway-answers.js'
 import { pinnedLookup } from './pinned-lookup.js'
 import { systemResolver } from './system-resolver.js'
 import type { EgressGateway, EgressGatewayOptions, EgressLogEntry, ResolvedAddress } from './types.js'
@@ -39,7 +40,7 @@ export const startEgressGateway = async (opts: EgressGatewayOptions): Promise<Eg
     const refuse = (status: number, reason: string, extra: Partial<EgressLogEntry> = {}): never => {
       // 502 is a resolution failure, not a policy decision: logged and labelled apart so callers can tell.
       log({ ...base, ...extra, decision: status === 502 ? 'error' : 'denied', reason })
-      const header = status === 502 ? 'x-egress-error' : 'x-egress-denied'
+      const header = status === 502 ? EGRESS_ERROR_HEADER : EGRESS_DENIED_HEADER
       throw new RequestError(`Egress refused: ${reason}`, status, { [header]: reason })
     }
 

@@ -3,13 +3,13 @@ import { checkTargetUrl, type Allowlist } from '../../domain/address-policy.js'
 import type { HttpMethod, JobSpec } from '../../domain/job/spec.js'
 import { failure, type Engine, type EngineOutcome } from '../engine.js'
 import { commonArtifacts, isHtml } from '../page-artifacts.js'
+import { jobManifest, jobTiming, type ObservedResponse } from '../manifest.js'
 import { BodyRefused } from '../body-limit.js'
 import { discardBody, readResponseBody } from './response-body.js'
+import { EGRESS_DENIED_HEADER, EGRESS_ERROR_HEADER, isGatewayFailureStatus } from '../egress/gateway-answers.js'
 
 /** What the light tier presents to targets: Chrome's TLS ClientHello, HTTP/2 settings and header order (impit). */
 export const IMPERSONATED_BROWSER = 'chrome'
-const EGRESS_DENIED_HEADER = 'x-egress-denied'
-const EGRESS_ERROR_HEADER = 'x-egress-error'
 
 export interface LightEngineOptions {
   /** The egress gateway every request is sent through. */
@@ -58,23 +58,25 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
     const policy = spec.retry_policy
     let attempt = 0
     let redirects: Hop[] = []
-    const manifestBase = () => ({
+    let lastResponse: ObservedResponse | null = null
+    let ttfbMs: number | undefined
+    const manifest = (details: Record<string, unknown> = {}) => jobManifest({
       egress: { mode: 'managed' },
       engine: { tier: 'light', impersonate: IMPERSONATED_BROWSER },
-      attempts: attempt,
-      redirects,
-      timing: { started_at: new Date(started).toISOString(), finished_at: new Date().toISOString(), duration_ms: Date.now() - started },
+      timing: jobTiming(started, ttfbMs !== undefined ? { ttfb_ms: ttfbMs } : {}),
+      response: lastResponse,
+      details: { attempts: attempt, redirects, ...details },
     })
 
     try {
       for (;;) {
         attempt += 1
         redirects = []
+        lastResponse = null
         let url = spec.target_url
         let method: HttpMethod = spec.method
         let body = spec.body ?? undefined
         let response: ImpitResponse
-        let ttfbMs: number
         try {
           for (;;) {
             const sentAt = Date.now()
@@ -89,6 +91,11 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
             if (response.headers.get(EGRESS_ERROR_HEADER)) {
               throw new JobFailure('network_error', `could not reach ${new URL(url).host}: ${response.headers.get(EGRESS_ERROR_HEADER)}`)
             }
+            if (isGatewayFailureStatus(response.status)) {
+              await discardBody(response)
+              throw new JobFailure('network_error', `could not reach ${new URL(url).host}: the egress gateway answered ${response.status} ${response.statusText}`.trim())
+            }
+            lastResponse = { status: response.status, headers: headersOf(response) }
             const location = response.headers.get('location')
             if (!spec.follow_redirects || response.status < 300 || response.status > 399 || !location) break
             if (redirects.length >= spec.max_redirects) throw new JobFailure('too_many_redirects', `more than ${spec.max_redirects} redirects`)
@@ -116,25 +123,17 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
         const bytes = await readResponseBody(response)
         const contentType = response.headers.get('content-type') ?? undefined
         const html = isHtml(contentType) ? new TextDecoder().decode(bytes) : undefined
-        const manifest = {
-          ...manifestBase(),
-          http_status: response.status,
-          response_headers: headersOf(response),
-          final_url: url,
-          content_type: contentType ?? null,
-          content_length: bytes.byteLength,
-          timing: { ...manifestBase().timing, ttfb_ms: ttfbMs },
-        }
+        const details = { final_url: url, content_type: contentType ?? null, content_length: bytes.byteLength }
         const artifacts = await commonArtifacts(spec, {
           url, ...(html !== undefined ? { html } : {}), responseBody: bytes, ...(contentType ? { responseContentType: contentType } : {}),
         })
-        if (response.status >= 500) return failure('upstream_error', `the target answered HTTP ${response.status}`, { manifest, artifacts })
-        return { ok: true, manifest, artifacts }
+        if (response.status >= 500) return failure('upstream_error', `the target answered HTTP ${response.status}`, { manifest: manifest(details), artifacts })
+        return { ok: true, manifest: manifest(details), artifacts }
       }
     } catch (error) {
       if (signal.aborted) throw new Error('job abandoned: shutting down')
       const failed = classifyError(error, timeoutSignal.aborted)
-      return failure(failed.reason, failed.message, { manifest: manifestBase() })
+      return failure(failed.reason, failed.message, { manifest: manifest() })
     }
   }
 
