@@ -34,6 +34,14 @@ export interface RequestInfo {
   readonly isMainFrameNavigation: boolean
 }
 
+/**
+ * What became of a main-frame document request: the first navigation and every later one (meta refresh, script,
+ * form submit, redirects), so the job can tell when the page was taken somewhere the gateway refused.
+ */
+export type MainFrameDocument =
+  | { readonly kind: 'response'; readonly url: string; readonly status: number; readonly headers: Readonly<Record<string, string>> }
+  | { readonly kind: 'failed'; readonly url: string; readonly errorText: string }
+
 export interface SessionOptions {
   /** Per-context proxy (a stealth customer proxy's dedicated gateway listener); default: the process-wide gateway. */
   readonly proxyServer?: string
@@ -47,6 +55,7 @@ export interface SessionOptions {
   readonly shouldBlock?: (request: RequestInfo) => boolean
   readonly captureConsole: boolean
   readonly onNetwork?: (event: NetworkEvent) => void
+  readonly onMainFrameDocument: (event: MainFrameDocument) => void
 }
 
 export interface MainResponse {

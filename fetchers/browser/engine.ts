@@ -1,3 +1,4 @@
+import type { Allowlist } from '../../domain/address-policy.js'
 import type { JobSpec, JobType } from '../../domain/job/spec.js'
 import { failure, type Engine, type EngineOutcome } from '../engine.js'
 import { browserArtifacts } from './artifacts.js'
@@ -5,6 +6,7 @@ import { bodyTooLarge, MAX_BODY_BYTES } from '../body-limit.js'
 import { BrowserUnavailable, type LaunchedBrowser, type MainResponse, type PageSession, type SessionOptions } from './driver.js'
 import { describeError, isTargetGone, JobFailure } from './failures.js'
 import { HarRecorder } from './har.js'
+import { NavigationGuard } from './navigation-guard.js'
 import { jobManifest, jobTiming, type ObservedResponse } from '../manifest.js'
 import { DOCUMENT_BODY_SIZE } from './in-page.js'
 import { runPageJob } from './page-job.js'
@@ -26,6 +28,7 @@ export const MANAGED_EGRESS: JobEgress = { manifest: { mode: 'managed' }, close:
 export interface BrowserTier<P> {
   readonly tier: Extract<JobType, 'standard' | 'stealth'>
   readonly pool: BrowserPool<P>
+  readonly allowlist: Allowlist
   readonly profileOf: (spec: JobSpec) => P
   /** Context options that come from the spec (viewport, locale, ...), beyond blocking and headers. */
   readonly contextOptions: (spec: JobSpec) => Partial<SessionOptions>
@@ -78,6 +81,7 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
     let egress: JobEgress | undefined
     let session: PageSession | undefined
     const har = spec.artifact_options.include_har ? new HarRecorder() : undefined
+    const navigations = new NavigationGuard(tier.allowlist)
     let blockedRequests = 0
     let navigationMs: number | undefined
     const browser = lease.browser
@@ -113,6 +117,7 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
         ...(filter ? { shouldBlock: (request) => filter(request) && (blockedRequests += 1) > 0 } : {}),
         captureConsole: spec.artifact_options.include_console,
         ...(har ? { onNetwork: har.record } : {}),
+        onMainFrameDocument: navigations.record,
       })
       if (finished) { await session.close(); throw new Error('job already finished') }
       const result = await runPageJob({
@@ -121,6 +126,8 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
         onTargetResponse: (main) => { targetResponse = { status: main.status, headers: main.headers } },
       })
       navigationMs = result.navigationMs
+      const refused = navigations.refusal()
+      if (refused) throw refused
       let responseBody: { bytes: Uint8Array; contentType?: string } | undefined
       let bodyUnavailable: string | undefined
       if (result.main && needsBody(spec)) {
@@ -161,6 +168,9 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
       return await Promise.race([working, deadlineHit])
     } catch (error) {
       if (signal.aborted) throw new Error('job abandoned: shutting down')
+      // A page taken to a refused address fails whatever went wrong after (an action, a capture): that is the cause.
+      const refused = navigations.refusal()
+      if (refused) return failure(refused.reason, refused.message, { manifest: manifest() })
       if (error instanceof JobFailure) return failure(error.reason, error.message, { manifest: manifest() })
       // A killed browser surfaces first as a closed target; the driver's disconnect notice may follow shortly.
       const until = Date.now() + (isTargetGone(error) ? CRASH_NOTICE_MS : 200)

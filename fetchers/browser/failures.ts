@@ -21,6 +21,9 @@ export const isTargetGone = (error: unknown): boolean =>
 /** Proxy and tunnel errors: the gateway (or a customer proxy behind it) refused or could not connect. */
 const PROXY_ERRORS = new Set(['ERR_TUNNEL_CONNECTION_FAILED', 'ERR_PROXY_CONNECTION_FAILED', 'ERR_PROXY_AUTH_UNSUPPORTED', 'ERR_PROXY_AUTH_REQUESTED', 'ERR_PROXY_CERTIFICATE_INVALID', 'ERR_NO_SUPPORTED_PROXIES', 'ERR_HTTPS_PROXY_TUNNEL_RESPONSE_REDIRECT'])
 
+/** True for a net error of the proxy tunnel (the gateway refused the CONNECT or could not open it). */
+export const isProxyError = (errorText: string): boolean => PROXY_ERRORS.has(/(ERR_[A-Z_]+)/.exec(errorText)?.[1] ?? '')
+
 /** Classifies a navigation failure that is not a timeout, a crash or the job's own deadline. */
 export const navigationFailure = (error: unknown, customProxy: boolean): JobFailure => {
   const code = netError(error)

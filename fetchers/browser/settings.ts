@@ -1,3 +1,4 @@
+import type { Allowlist } from '../../domain/address-policy.js'
 import type { PoolSettings } from './pool.js'
 
 /** Deployment settings shared by both browser tiers (from infra/config.ts). */
@@ -6,4 +7,6 @@ export interface BrowserSettings extends PoolSettings {
   readonly chromiumPath: string
   /** The egress gateway every browser request goes through. */
   readonly proxyUrl: string
+  /** The SSRF allowlist (SSRF_ALLOWLIST): tells a refused tunnel from an unreachable one when a page navigates. */
+  readonly allowlist: Allowlist
 }

@@ -17,6 +17,7 @@ export const makeStandardEngine = (settings: BrowserSettings): Engine => {
   return makeBrowserEngine<StandardProfile>({
     tier: 'standard',
     pool,
+    allowlist: settings.allowlist,
     profileOf: (spec) => ({ headless: spec.headless }),
     contextOptions: (spec) => ({
       ...(spec.viewport ? { viewport: spec.viewport } : {}),

@@ -87,6 +87,16 @@ const openSession = async (browser: Browser, options: SessionOptions): Promise<P
       context.on('requestfailed', (request) => emit({ kind: 'failed', id: idOf(request), time: Date.now(), errorText: request.failure()?.errorText ?? 'failed' }))
     }
 
+    // headers(), not allHeaders(): synchronous, so the verdict is in before the job looks (the gateway's header is in it).
+    context.on('response', (response) => {
+      if (isMainFrameNavigation(response.request())) {
+        options.onMainFrameDocument({ kind: 'response', url: response.url(), status: response.status(), headers: response.headers() })
+      }
+    })
+    context.on('requestfailed', (request) => {
+      if (isMainFrameNavigation(request)) options.onMainFrameDocument({ kind: 'failed', url: request.url(), errorText: request.failure()?.errorText ?? 'failed' })
+    })
+
     const inFlight = new InFlightRequests()
     context.on('request', (request) => inFlight.started(request))
     context.on('requestfinished', (request) => inFlight.ended(request))

@@ -32,6 +32,7 @@ export const makeStealthEngine = (settings: StealthSettings): Engine => {
   return makeBrowserEngine<StealthProfile>({
     tier: 'stealth',
     pool,
+    allowlist: settings.allowlist,
     profileOf: (spec) => ({ os: spec.os_name ?? DEFAULT_OS, headless: spec.headless }),
     // Viewport, locale, timezone and user agent are refused for stealth at validation: the fingerprint owns them.
     contextOptions: () => ({}),

@@ -103,6 +103,15 @@ const openSession = async (browser: Browser, options: SessionOptions, fingerprin
     page.on('requestfinished', (request) => inFlight.ended(request))
     page.on('requestfailed', (request) => inFlight.ended(request))
 
+    page.on('response', (response) => {
+      if (isMainFrameNavigation(page, response.request())) {
+        options.onMainFrameDocument({ kind: 'response', url: response.url(), status: response.status(), headers: response.headers() })
+      }
+    })
+    page.on('requestfailed', (request) => {
+      if (isMainFrameNavigation(page, request)) options.onMainFrameDocument({ kind: 'failed', url: request.url(), errorText: request.failure()?.errorText ?? 'failed' })
+    })
+
     const ids = new WeakMap<HTTPRequest, string>()
     let next = 0
     const idOf = (request: HTTPRequest) => { let id = ids.get(request); if (!id) { id = String(++next); ids.set(request, id) } return id }

@@ -29,7 +29,7 @@ export const fetcherRole = (config: Config, logger: Logger) => Effect.gen(functi
   )
   // Browser engines launch Chromium lazily, on their first job, with the gateway as their only way out.
   const engines = yield* Effect.acquireRelease(Effect.sync(() => {
-    const browserSettings = { ...config.browser, proxyUrl: gateway.url }
+    const browserSettings = { ...config.browser, proxyUrl: gateway.url, allowlist: config.ssrfAllowlist }
     return {
       light: makeLightEngine({ proxyUrl: gateway.url, allowlist: config.ssrfAllowlist }),
       standard: makeStandardEngine(browserSettings),
