@@ -8,10 +8,23 @@ export const BASE_CHROMIUM_FLAGS: readonly string[] = [
   // QUIC is UDP: it could not pass an HTTP proxy, so it is turned off rather than left to fail.
   '--disable-quic',
   '--no-first-run',
-  // Without these, Chromium keeps opening connections of its own (updates, sync, safe browsing) that the gateway refuses.
+  // Without these, Chromium keeps opening connections of its own to its vendor's services (accounts, sync, updates
+  // and components, safe browsing, metrics, network reliability reports, hyperlink pings). The gateway listener that
+  // serves browsers refuses those hosts too (egress/browser-background.ts). Feature switches (OptimizationHints,
+  // AutofillServerCommunication, Translate, MediaRouter) are left to each driver's own --disable-features list, which
+  // has them: a second --disable-features would replace that list (the stealth driver's carries AutomationControlled).
   '--disable-background-networking',
   '--disable-component-update',
+  '--disable-component-extensions-with-background-pages',
   '--disable-sync',
+  '--disable-client-side-phishing-detection',
+  '--safebrowsing-disable-auto-update',
+  '--disable-domain-reliability',
+  '--disable-breakpad',
+  '--metrics-recording-only',
+  '--no-pings',
+  '--no-default-browser-check',
+  '--disable-default-apps',
   '--disable-dev-shm-usage',
   // WebRTC may otherwise send UDP straight to the network, around the proxy.
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',

@@ -3,6 +3,7 @@ import https from 'node:https'
 import type dns from 'node:dns'
 import { type PrepareRequestFunctionOpts, type PrepareRequestFunctionResult, RequestError, Server } from 'proxy-chain'
 import { forbiddenHostReason, forbiddenPortReason, isAllowlisted } from '../../domain/address-policy.js'
+import { BROWSER_BACKGROUND_REASON, isBrowserBackgroundHost } from './browser-background.js'
 import { checkDestination, type DestinationContext } from './destination.js'
 import { EGRESS_DENIED_HEADER, EGRESS_ERROR_HEADER } from './gateway-answers.js'
 import { pinnedLookup } from './pinned-lookup.js'
@@ -43,6 +44,9 @@ export const startEgressGateway = async (opts: EgressGatewayOptions): Promise<Eg
       const header = status === 502 ? EGRESS_ERROR_HEADER : EGRESS_DENIED_HEADER
       throw new RequestError(`Egress refused: ${reason}`, status, { [header]: reason })
     }
+
+    // Before anything else: such a call never leaves, whichever way it was routed.
+    if (opts.refuseBrowserBackground && isBrowserBackgroundHost(req.hostname)) refuse(403, BROWSER_BACKGROUND_REASON)
 
     let upstream: UpstreamProxy | undefined
     if (req.username) {

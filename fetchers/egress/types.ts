@@ -41,6 +41,8 @@ export interface EgressGatewayOptions {
    * after a 407 challenge, so they cannot use withUpstream's token; they get a listener of their own instead.
    */
   readonly upstream?: DedicatedUpstream
+  /** For listeners that serve browsers: refuse the browser vendor's background service hosts (browser-background.ts). */
+  readonly refuseBrowserBackground?: boolean
 }
 
 export interface DedicatedUpstream {

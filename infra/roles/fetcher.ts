@@ -27,16 +27,21 @@ export const fetcherRole = (config: Config, logger: Logger) => Effect.gen(functi
     Effect.promise(() => startEgressGateway({ allowlist: config.ssrfAllowlist, log: egressLog })),
     (started) => Effect.promise(() => started.close()),
   )
+  // Browsers get a listener of their own, which also refuses the browser vendor's background services.
+  const browserGateway = yield* Effect.acquireRelease(
+    Effect.promise(() => startEgressGateway({ allowlist: config.ssrfAllowlist, log: egressLog, refuseBrowserBackground: true })),
+    (started) => Effect.promise(() => started.close()),
+  )
   // Browser engines launch Chromium lazily, on their first job, with the gateway as their only way out.
   const engines = yield* Effect.acquireRelease(Effect.sync(() => {
-    const browserSettings = { ...config.browser, proxyUrl: gateway.url, allowlist: config.ssrfAllowlist }
+    const browserSettings = { ...config.browser, proxyUrl: browserGateway.url, allowlist: config.ssrfAllowlist }
     return {
       light: makeLightEngine({ proxyUrl: gateway.url, allowlist: config.ssrfAllowlist }),
       standard: makeStandardEngine(browserSettings),
       stealth: makeStealthEngine({
         ...browserSettings,
         // A customer proxy gets a gateway listener of its own per job, under the same SSRF policy.
-        startGateway: (upstream) => startEgressGateway({ allowlist: config.ssrfAllowlist, log: egressLog, upstream }),
+        startGateway: (upstream) => startEgressGateway({ allowlist: config.ssrfAllowlist, log: egressLog, upstream, refuseBrowserBackground: true }),
         openPassword: (spec) => openProxyPassword(spec, secretBox),
       }),
     }
