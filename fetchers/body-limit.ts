@@ -15,6 +15,8 @@ export class BodyRefused extends Error {
 export const bodyTooLarge = (what = 'decoded response body') =>
   new BodyRefused('response_too_large', `the ${what} is larger than ${MAX_BODY_BYTES} bytes`)
 
+const YIELD_EVERY_BYTES = 256 * 1024
+
 /**
  * Copies chunks into one growing buffer, giving up as soon as their total passes `limit`. Decoded bodies arrive in
  * thousands of small chunks: copying them at once lets each die young instead of piling up for the old-space GC.
@@ -22,7 +24,11 @@ export const bodyTooLarge = (what = 'decoded response body') =>
 export const collectLimited = async (chunks: AsyncIterable<Uint8Array>, limit = MAX_BODY_BYTES): Promise<Uint8Array> => {
   let buffer = new Uint8Array(64 * 1024)
   let total = 0
+  let sinceYield = 0
   for await (const chunk of chunks) {
+    // Chunks can arrive back to back for seconds: let the rest of the process (API requests) run in between.
+    sinceYield += chunk.byteLength
+    if (sinceYield >= YIELD_EVERY_BYTES) { sinceYield = 0; await new Promise<void>((resolve) => setImmediate(resolve)) }
     if (total + chunk.byteLength > limit) throw bodyTooLarge()
     if (total + chunk.byteLength > buffer.byteLength) {
       const grown = new Uint8Array(Math.min(limit, Math.max(buffer.byteLength * 2, total + chunk.byteLength)))

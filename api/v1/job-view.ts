@@ -56,7 +56,7 @@ export const JobViewSchema = {
     manifest: {
       type: ['object', 'null'],
       additionalProperties: true,
-      description: 'What the engine observed: `http_status`, `response_headers`, `final_url`, `redirects`, `timing` (started_at, finished_at, duration_ms, ttfb_ms), `attempts`, `engine` and `egress` (`mode`: `managed`, or `custom` with `proxy_host`; never credentials).',
+      description: 'What the engine observed: `http_status`, `response_headers`, `final_url`, `redirects`, `timing` (started_at, finished_at, duration_ms, ttfb_ms), `attempts`, `engine` and `egress` (`mode`: `managed`, or `custom` with `proxy_host`; never credentials). `http_status`, `response_headers`, `timing` and `egress` are present on every job, failed ones too (null when there is nothing to report, e.g. no response arrived).',
     },
   },
 } as const

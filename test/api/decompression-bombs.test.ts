@@ -1,8 +1,10 @@
 import t from 'tap'
+import { readFileSync } from 'node:fs'
 import zlib from 'node:zlib'
 import { BOMB_CODINGS, makeBombs, type BombCoding } from '../fixtures/bombs.js'
 import { PRODUCT_PAGE, startFixtureSite } from '../fixtures/site.js'
-import { startService } from '../helpers/service.js'
+import { runCli, spawnService } from '../helpers/process.js'
+import { tempDataDir } from '../helpers/service.js'
 
 /** Each bomb is ~1 MB on the wire and 1 GiB inflated: 40 times the 25 MB body limit. */
 const BOMB_SIZE = 2 ** 30
@@ -30,30 +32,46 @@ const site = await startFixtureSite({
   },
   '/corrupt-gzip': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }); res.end('this is not gzip data') },
 })
-const svc = await startService({ allowlist: [`127.0.0.1:${site.port}`] })
-t.teardown(async () => { await svc.close(); await site.close() })
-const { key } = await svc.createOrg('pro')
+// The service runs as its own process, as in production: its RSS is read from /proc and /healthz is timed from here.
+const env = { DATA_DIR: tempDataDir('bombs'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}` }
+const { api_key: key } = await runCli(env, ['org', 'create', '--name', 'Bomb Co', '--plan', 'pro'])
+const service = await spawnService(env)
+t.teardown(async () => { service.child.kill('SIGTERM'); await service.exited; await site.close() })
 
-const submit = async (body: Record<string, unknown>) => {
-  const submitted = await svc.api('POST', '/v1/jobs', { key, body: { job_type: 'light', ...body } })
-  if (submitted.status !== 202) throw new Error(`submission failed: ${submitted.status} ${submitted.text}`)
-  return submitted.body.job_id as string
+const api = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${service.base}${path}`, {
+    method, headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}),
+  })
+  return { status: res.status, body: await res.json() as any }
 }
-const result = async (jobId: string) => (await svc.waitForResult(key, jobId, 120_000)).body
-const runJob = async (body: Record<string, unknown>) => result(await submit(body))
+const runJob = async (body: Record<string, unknown>) => {
+  const submitted = await api('POST', '/v1/jobs', { job_type: 'light', ...body })
+  if (submitted.status !== 202) throw new Error(`submission failed: ${submitted.status} ${JSON.stringify(submitted.body)}`)
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline;) {
+    const answer = await api('GET', `/v1/jobs/${submitted.body.job_id}/result`)
+    if (answer.status === 200) return answer.body
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  throw new Error(`job ${submitted.body.job_id} did not finish`)
+}
+const artifactText = async (job: any) => {
+  const link = await api('GET', `/v1/jobs/${job.job_id}/artifacts/${job.artifacts[0].artifact_id}`)
+  return (await fetch(link.body.url)).text()
+}
+const serviceRss = () => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${service.child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
 
-/** Runs `work` while sampling this process's RSS (the service runs in it) and timing /healthz. */
+/** Runs `work` while sampling the service's RSS and timing /healthz. */
 const underWatch = async <T>(work: () => Promise<T>) => {
-  const rssBefore = process.memoryUsage.rss()
+  const rssBefore = serviceRss()
   let rssPeak = rssBefore
   let healthzMaxMs = 0
   let healthzCalls = 0
   let done = false
-  const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage.rss()) }, 10)
+  const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, serviceRss()) }, 10)
   const prober = (async () => {
     while (!done) {
       const sent = performance.now()
-      const answer = await fetch(`${svc.base}/healthz`)
+      const answer = await fetch(`${service.base}/healthz`)
       await answer.text()
       healthzMaxMs = Math.max(healthzMaxMs, performance.now() - sent)
       healthzCalls += 1
@@ -108,8 +126,7 @@ t.test('encoded pages are decoded: single codings by the client, lists and other
   for (const coding of ['gzip', 'br', 'deflate', 'gzip, br', 'deflate, gzip', 'GZIP', 'x-gzip']) {
     const job = await runJob({ target_url: `${site.origin}/encoded-page?coding=${encodeURIComponent(coding)}`, artifact_options: { include_html: true } })
     t.equal(job.status, 'succeeded', `${coding}: succeeded`)
-    const link = await svc.api('GET', `/v1/jobs/${job.job_id}/artifacts/${job.artifacts[0].artifact_id}`, { key })
-    t.equal(await (await fetch(link.body.url)).text(), PRODUCT_PAGE, `${coding}: the page as written`)
+    t.equal(await artifactText(job), PRODUCT_PAGE, `${coding}: the page as written`)
   }
 })
 

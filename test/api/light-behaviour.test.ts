@@ -160,5 +160,5 @@ t.test('a host that does not resolve fails with network_error, not an HTTP statu
   const job = await runJob({ target_url: `http://no-such-host.invalid:${other.port}/page` })
   t.equal(job.status, 'failed')
   t.equal(job.failure_reason, 'network_error')
-  t.equal(job.manifest.http_status, undefined)
+  t.equal(job.manifest.http_status, null, 'the gateway\'s answer is not the target\'s status')
 })
