@@ -17,7 +17,7 @@ export const spawnService = async (env: Record<string, string>, args: string[] =
     if (child.exitCode !== null) throw new Error(`service exited: ${stderr}`)
     if (!servesApi) return stderr.includes('scrapeworks started')
     try { return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok } catch { return false }
-  }, 60_000, 50).catch((error: unknown) => {
+  }, 180_000, 50).catch((error: unknown) => {
     // A service that never became ready must not outlive the failed test.
     child.kill('SIGKILL')
     throw error
