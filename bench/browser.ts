@@ -23,7 +23,7 @@ const env = {
   DATA_DIR: tempDataDir('bench-browser'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, LOG_LEVEL: 'error',
   BROWSER_POOL_SIZE: String(CONCURRENCY), CHROMIUM_PATH: CHROMIUM,
 }
-const { api_key: adminKey } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise'])
+const { api_key: adminKey } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise', '--rate-limit-rpm', '100000', '--daily-quota', '1000000'])
 const service = await spawnService(env)
 let headers: Record<string, string> = {}
 

@@ -13,7 +13,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 
 const site = await startFixtureSite()
 const env = { DATA_DIR: tempDataDir('bench-light'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, FETCHER_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'error' }
-const { api_key: adminKey } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise'])
+const { api_key: adminKey } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise', '--rate-limit-rpm', '100000', '--daily-quota', '100000000'])
 const service = await spawnService(env)
 process.on('exit', () => service.child.kill('SIGKILL')) // also when the bench fails half-way
 // Results are polled often: a key whose request rate is not the limit being measured.
@@ -22,6 +22,7 @@ const created = await fetch(`${service.base}/v1/keys`, {
   method: 'POST', headers: { 'x-api-key': adminKey, 'content-type': 'application/json' },
   body: JSON.stringify({ name: 'bench', scopes: ['jobs.create', 'jobs.read'], rate_limit_rpm: 100_000, daily_quota: 100_000_000 }),
 })
+if (created.status !== 201) throw new Error(`creating the bench key answered ${created.status}: ${await created.text()}`)
 const { api_key: key } = (await created.json()) as { api_key: string }
 const headers = { 'x-api-key': key, 'content-type': 'application/json' }
 

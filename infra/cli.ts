@@ -10,13 +10,21 @@ import { promiseRunner } from './runtime.js'
 import { replayProjections } from './replay.js'
 
 const usage = `usage:
-  cli org create --name NAME --plan free|starter|pro|business|enterprise
+  cli org create --name NAME --plan free|starter|pro|business|enterprise [--rate-limit-rpm N] [--daily-quota N]
   cli org ip-allowlist clear --org ORG_ID
   cli replay`
 
 const flag = (args: string[], name: string) => {
   const i = args.indexOf(`--${name}`)
   return i >= 0 ? args[i + 1] : undefined
+}
+
+const positiveFlag = (args: string[], name: string, field: string) => {
+  const value = flag(args, name)
+  if (value === undefined) return {}
+  const n = Number(value)
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} takes a whole number of at least 1`)
+  return { [field]: n }
 }
 
 const main = async (args: string[]) => {
@@ -30,7 +38,9 @@ const main = async (args: string[]) => {
       const plan = flag(args, 'plan') ?? 'free'
       if (!name) throw new Error('--name is required')
       const { org_id } = await run(createOrg({ name, plan, metadata }))
-      const key = await run(createApiKey({ org_id, name: 'default', scopes: SCOPES, limits: DEFAULT_KEY_LIMITS, expires_at: null, metadata }))
+      // The first key bounds every key made from it (a key never creates a wider one), so the operator sets its limits here.
+      const limits = { ...DEFAULT_KEY_LIMITS, ...positiveFlag(args, 'rate-limit-rpm', 'rate_limit_rpm'), ...positiveFlag(args, 'daily-quota', 'daily_quota') }
+      const key = await run(createApiKey({ org_id, name: 'default', scopes: SCOPES, limits, expires_at: null, metadata }))
       process.stdout.write(`${JSON.stringify({ org_id, api_key: key.secret })}\n`)
     } else if (args[0] === 'org' && args[1] === 'ip-allowlist' && args[2] === 'clear') {
       const orgId = flag(args, 'org')

@@ -101,7 +101,9 @@ t.test('three bombs at once (gzip, br, gzip+br nested) fail response_too_large w
     t.same(job.artifacts, [], `${codings[i]} bomb: nothing stored`)
   })
   t.ok(watched.rssGrowthMb < 300, `RSS grew ${watched.rssGrowthMb.toFixed(0)} MB (< 300 MB)`)
-  t.ok(watched.healthzMaxMs < 1000, `/healthz answered within ${watched.healthzMaxMs.toFixed(0)} ms (< 1 s)`)
+  // Inflating in memory stalled /healthz for 6-14 s; streamed decoding keeps it near 100 ms on a quiet machine. The
+  // bound leaves room for a CI machine running another test file beside this one.
+  t.ok(watched.healthzMaxMs < 3000, `/healthz answered within ${watched.healthzMaxMs.toFixed(0)} ms (< 3 s)`)
 })
 
 t.test('deflate and zstd bombs, and bombs in redirect and retried answers, are never inflated whole', async (t) => {
