@@ -27,27 +27,24 @@ export class Forbidden extends Data.TaggedError('Forbidden')<{ readonly code: st
 /** Missing or invalid credentials (answered 401). */
 export class Unauthenticated extends Data.TaggedError('Unauthenticated')<{ readonly code: string; readonly message: string }> {}
 
-/** A limit was exceeded (answered 429 with rate-limit headers). */
-export class LimitExceeded extends Data.TaggedError('LimitExceeded')<{
+/** What a 429 answer carries: the code and the values of its rate-limit headers. */
+interface RateLimited {
   readonly code: string
   readonly message: string
   readonly limit: number
   readonly remaining: number
   readonly resetAt: number
   readonly retryAfterSeconds: number
-}> {}
+}
+
+/** A limit was exceeded (answered 429 with rate-limit headers). */
+export class LimitExceeded extends Data.TaggedError('LimitExceeded')<RateLimited> {}
 
 /**
  * A job submission over one or more limits of its plan or key (enforced): nothing was created. Carries every breach
  * and, for the first, the values of the rate-limit headers (answered 429 like LimitExceeded).
  */
-export class AdmissionRejected extends Data.TaggedError('AdmissionRejected')<{
-  readonly code: string
-  readonly message: string
-  readonly limit: number
-  readonly remaining: number
-  readonly resetAt: number
-  readonly retryAfterSeconds: number
+export class AdmissionRejected extends Data.TaggedError('AdmissionRejected')<RateLimited & {
   readonly breaches: readonly { readonly code: string; readonly message: string }[]
 }> {}
 
