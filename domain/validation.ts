@@ -43,11 +43,13 @@ export const string = (errors: Errors, field: string, code: string, v: unknown, 
 }
 
 // Lone UTF-16 surrogates are not text: encoded (to U+FFFD) for a key, a header or a URL, different strings collide.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+// `\p{Cs}` in a `u` regex matches only unpaired halves.
+const LONE_SURROGATE = /\p{Cs}/u
+export const hasLoneSurrogate = (v: string): boolean => LONE_SURROGATE.test(v)
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
 
 /** Well-formed Unicode without control characters: safe in idempotency keys, labels, header values and URLs. */
-export const isCleanText = (v: string): boolean => !LONE_SURROGATE.test(v) && !CONTROL_CHARACTER.test(v)
+export const isCleanText = (v: string): boolean => !hasLoneSurrogate(v) && !CONTROL_CHARACTER.test(v)
 
 /** A non-empty string of clean text (see `isCleanText`) of at most `maxLength` characters. */
 export const text = (errors: Errors, field: string, code: string, v: unknown, maxLength: number): string | undefined => {

@@ -1,6 +1,7 @@
 // A CommonJS module whose types declare an ES default export: under NodeNext the default import is the module, hence `.default`.
 import isEmailModule from 'validator/lib/isEmail.js'
 import { fieldError, type FieldError } from '../errors.js'
+import { hasLoneSurrogate } from '../validation.js'
 
 /** RFC 5321's limit of a forward path; the local part is further held to 64 bytes (checked by `validator`). */
 export const EMAIL_MAX_LENGTH = 254
@@ -12,8 +13,6 @@ export const EMAIL_MAX_LENGTH = 254
  */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase().normalize('NFC')
 
-/** Lone surrogate halves (`\p{Cs}` in a `u` regex matches only unpaired ones): the string is not valid Unicode. */
-const ILL_FORMED = /\p{Cs}/u
 /**
  * Characters that no address shows to a person: controls (NUL, tab, newline…), format characters (zero-width
  * joiners, bidirectional overrides), private-use characters and line/paragraph separators. A mail library may drop
@@ -28,12 +27,12 @@ const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Zl}\p{Zp}]/u
  * No DNS lookup: deliverability is proven by the verification e-mail.
  */
 export const isEmail = (email: string): boolean =>
-  email.length <= EMAIL_MAX_LENGTH && !ILL_FORMED.test(email) && !HIDDEN.test(email)
+  email.length <= EMAIL_MAX_LENGTH && !hasLoneSurrogate(email) && !HIDDEN.test(email)
   && isEmailModule.default(email, { allow_display_name: false, require_tld: true, allow_ip_domain: false, allow_utf8_local_part: true, blacklisted_chars: '"' })
 
 /** Checks a client's `email` field and answers its normal form, or the field error (422 `invalid_email`). */
 export const checkEmail = (input: string): { readonly ok: true; readonly email: string } | { readonly ok: false; readonly error: FieldError } => {
-  if (ILL_FORMED.test(input)) return { ok: false, error: fieldError('email', 'invalid_email', 'email must be valid Unicode (it has a lone surrogate)') }
+  if (hasLoneSurrogate(input)) return { ok: false, error: fieldError('email', 'invalid_email', 'email must be valid Unicode (it has a lone surrogate)') }
   if (HIDDEN.test(input)) return { ok: false, error: fieldError('email', 'invalid_email', 'email must not contain control or invisible characters') }
   const email = normalizeEmail(input)
   return isEmail(email) ? { ok: true, email } : { ok: false, error: fieldError('email', 'invalid_email', 'email must be an e-mail address') }
