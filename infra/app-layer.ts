@@ -3,8 +3,10 @@ import { Layer } from 'effect'
 import { DOWNLOAD_PATH } from '../api/downloads.js'
 import { SecretBox } from '../domain/secret-box.js'
 import { EventLog, StoreLog } from '../ports/event-log.js'
+import { Clock, type ClockService } from '../ports/clock.js'
 import { HostResolver, type HostResolverService } from '../ports/host-resolver.js'
 import { AzureBlobStoreLive } from './azure/blob-store.js'
+import { systemClock } from './clock/system.js'
 import { LocalBlobStoreLive } from './blob/local-folder.js'
 import type { Config } from './config.js'
 import { EventStoreDbLive } from './eventstoredb/event-store.js'
@@ -24,6 +26,8 @@ type LogFn = (message: string, detail?: unknown) => void
 export interface AppLayerOptions {
   /** Name resolution for submission-time target checks; the system resolver unless a test gives fixed answers. */
   readonly hostResolver?: HostResolverService
+  /** The time every time-based behaviour reads; the system clock unless a test or bench drives a manual one. */
+  readonly clock?: ClockService
 }
 
 /**
@@ -59,9 +63,10 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
   const mail = MailLive({ dataDir: config.dataDir, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, sharedOutbox: settings.documents.kind === 'mongodb' })
 
   const hostResolver = Layer.succeed(HostResolver, options.hostResolver ?? systemHostResolver)
+  const clock = Layer.succeed(Clock, options.clock ?? systemClock)
 
   // One Usage per process: its per-organization lock and reservations make this process's admissions see each other.
-  const ports = Layer.mergeAll(eventLog, blobs, mail, UsageFromCounters, hostResolver)
+  const ports = Layer.mergeAll(eventLog, blobs, mail, UsageFromCounters, hostResolver, clock)
     .pipe(Layer.provideMerge(eventStore), Layer.provideMerge(documents))
   // Every append of the process goes through the sealing store; the store's own log reads the raw one.
   return SealingEventStore(new SecretBox(config.signingSecret)).pipe(Layer.provideMerge(ports))

@@ -35,7 +35,7 @@ const PURE_BUILTINS = new Set(['crypto', 'util', 'url', 'buffer', 'assert', 'str
 /** Packages that open files, sockets, processes or browsers, or serve HTTP: none of them in domain. */
 const IO_PACKAGES = [
   'better-sqlite3', 'mongodb', 'kafkajs', '@eventstore/db-client', '@azure/storage-blob', 'undici', 'impit', 'nodemailer',
-  'playwright-core', 'puppeteer-real-browser', 'rebrowser-puppeteer-core', 'proxy-chain', 'fastify', '@fastify/', 'node-schedule', 'azurite', 'tsx',
+  'playwright-core', 'puppeteer-real-browser', 'rebrowser-puppeteer-core', 'proxy-chain', 'fastify', '@fastify/', 'azurite', 'tsx',
 ]
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
