@@ -21,15 +21,16 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
   for (;;) {
     const batch = yield* store.readAll(after, 1000)
     if (batch.length === 0) break
-    for (const event of batch) {
+    // One write group per batch of the log: replay runs alone, and a failed batch leaves the models as before it.
+    yield* documents.inBatch(Effect.forEach(batch, (event) => {
       const category = streamCategory(event.stream)
-      for (const projection of projections) {
-        if (!projection.categories.includes(category)) continue
-        yield* projection.apply(event)
+      return Effect.forEach(projections, (projection) => {
+        if (!projection.categories.includes(category)) return Effect.void
         counts[projection.name]! += 1
-      }
-      after = event.position
-    }
+        return projection.apply(event)
+      }, { discard: true })
+    }, { discard: true }))
+    after = batch[batch.length - 1]!.position
   }
   // The rebuilt models reflect the log up to `after`: live projectors resume from there.
   const storeLog = yield* StoreLog

@@ -33,6 +33,12 @@ export interface DocumentStoreService {
   readonly clear: (collection: string) => Effect.Effect<void, StoreUnavailable>
   /** Creates the declared indexes that do not exist yet (idempotent); called once at start-up. May ignore them. */
   readonly ensureIndexes: (indexes: readonly IndexDeclaration[]) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * Runs `work` with its writes grouped for speed (one transaction on SQLite, committed when `work` succeeds and
+   * rolled back when it fails). For exclusive bulk work such as replay: writes of other fibers made meanwhile join
+   * the group. Adapters without grouping just run `work`.
+   */
+  readonly inBatch: <A, E, R>(work: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnavailable, R>
 }
 
 export class DocumentStore extends Context.Tag('DocumentStore')<DocumentStore, DocumentStoreService>() {}

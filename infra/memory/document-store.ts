@@ -111,6 +111,7 @@ export const makeMemoryDocumentStore = (): DocumentStoreService => {
     clear: (name) => attempt(() => { collections.delete(name) }),
     // Scans are fast enough in memory.
     ensureIndexes: () => Effect.void,
+    inBatch: (work) => work,
   }
 }
 

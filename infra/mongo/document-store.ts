@@ -50,6 +50,8 @@ export const mongoDocumentStore = (options: MongoDocumentStoreOptions): Effect.E
     }),
     count: (name, filter) => attempt(() => collection(name).countDocuments(toMongoFilter(filter))),
     clear: (name) => attempt(async () => { await collection(name).deleteMany({}) }),
+    // Multi-document transactions need a replica set; replay's writes are idempotent by position anyway.
+    inBatch: (work) => work,
     // The projections declare what their queries need; creating an index that exists is a no-op.
     ensureIndexes: (indexes) => attempt(async () => {
       await Promise.all(indexes.map((index) => collection(index.collection).createIndex(Object.fromEntries(index.fields))))

@@ -86,6 +86,11 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     // One table holds every collection, in primary-key order: reads by id need nothing more, and listings are
     // small enough per organization for an embedded deployment.
     ensureIndexes: () => Effect.void,
+    inBatch: (work) => Effect.acquireUseRelease(
+      attempt(() => db.prepare('begin').run()),
+      () => work,
+      (_, exit) => attempt(() => db.prepare(exit._tag === 'Success' ? 'commit' : 'rollback').run()).pipe(Effect.orDie),
+    ),
   }
 }
 

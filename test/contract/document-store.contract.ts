@@ -144,4 +144,18 @@ export const documentStoreContract = (t: Test, name: string, make: () => Promise
       t.same(await ids(c, { team: 'red' }, { sort: [['created_at', 'desc']] }), before)
       t.same(before, ['c', 'a'])
     })
+
+    t.test('a batch answers its work and keeps its writes; reads inside see them', async (t) => {
+      const c = fresh()
+      const answer = await run(store.inBatch(Effect.gen(function* () {
+        yield* store.put(c, { _id: 'x', n: 1 })
+        yield* store.put(c, { _id: 'x', n: 2 })
+        return (yield* store.get(c, 'x'))?.n
+      })))
+      t.equal(answer, 2, 'a write is visible to a later read of the same batch')
+      t.same(await run(store.get(c, 'x')), { _id: 'x', n: 2 }, 'kept after the batch')
+      const failed = await Effect.runPromise(Effect.either(store.inBatch(Effect.fail('stop' as const))))
+      t.equal(failed._tag, 'Left', "a failing batch answers the work's failure")
+      t.same(await run(store.get(c, 'x')), { _id: 'x', n: 2 }, 'and the store stays usable')
+    })
   })

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { Effect } from 'effect'
 import { makeCatchUpLog } from '../../infra/log/catch-up.js'
 import { documentCheckpoints } from '../../infra/log/document-checkpoints.js'
 import { makeStagedTokensDocuments } from '../../infra/mail/staged-tokens-documents.js'
@@ -54,4 +55,19 @@ mailOutboxContract(t, 'staged tokens in the SQLite document store', async () => 
   const { file, remove } = tempFile('docs.db')
   const docs = makeSqliteDocumentStore(file)
   return { outbox: makeStagedTokensDocuments(docs), cleanup: async () => { docs.db.close(); remove() } }
+})
+
+t.test('SQLite: a failing batch leaves none of its writes', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'sw-batch-'))
+  const store = makeSqliteDocumentStore(join(dir, 'docs.db'))
+  t.teardown(() => { store.db.close(); rmSync(dir, { recursive: true, force: true }) })
+  await Effect.runPromise(store.put('c', { _id: 'kept', n: 1 }))
+  const work = Effect.gen(function* () {
+    yield* store.put('c', { _id: 'kept', n: 2 })
+    yield* store.put('c', { _id: 'new', n: 1 })
+    return yield* Effect.fail('stop' as const)
+  })
+  t.equal((await Effect.runPromise(Effect.either(store.inBatch(work))))._tag, 'Left')
+  t.same(await Effect.runPromise(store.get('c', 'kept')), { _id: 'kept', n: 1 }, 'the earlier value is back')
+  t.equal(await Effect.runPromise(store.get('c', 'new')), null, 'the new document is gone')
 })

@@ -1,0 +1,110 @@
+/**
+ * bench:replay — `cli replay` speed on the embedded profile: a generated log of BENCH_EVENTS events (default 200,000:
+ * organizations with keys, then jobs requested, started and finished with artifacts), rebuilt from position 0 into
+ * every read model. The baseline of the same run is reading the whole log without projecting it.
+ */
+import { randomUUID } from 'node:crypto'
+import { Effect } from 'effect'
+import { DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
+import { encodeEvent } from '../domain/events.js'
+import { parseAllowlist } from '../domain/address-policy.js'
+import { validateJobSpec } from '../domain/job/spec.js'
+import { JobFailed, JobRequested, JobStarted, JobSucceeded } from '../domain/job/events.js'
+import { ApiKeyCreated, OrgCreated } from '../domain/org/events.js'
+import type { DomainEvent } from '../domain/streams.js'
+import { STREAMS } from '../domain/streams.js'
+import { loadConfig } from '../infra/config.js'
+import { startProcess } from '../infra/process.js'
+import { replayProjections } from '../infra/replay.js'
+import { PROJECTIONS } from '../projections/index.js'
+import { EventStore, type NewEvent } from '../ports/event-store.js'
+import { tempDataDir } from '../test/helpers/service.js'
+import { fmt } from './stats.js'
+
+const TOTAL = Number(process.env.BENCH_EVENTS ?? 200_000)
+const ORGS = 20
+const metadata = { correlation_id: 'bench', causation_id: null, actor: 'bench' }
+const silent = { info: () => {}, warn: () => {}, error: () => {} }
+
+const config = loadConfig({ DATA_DIR: tempDataDir('bench-replay'), LOG_LEVEL: 'silent' })
+const service = await startProcess(config, [], silent)
+
+/** One valid light spec, as POST /v1/jobs would record it. */
+const checked = validateJobSpec({ job_type: 'light', target_url: 'https://example.com/page', tags: ['bench'] }, { allowlist: parseAllowlist(''), isTimeZone: () => true })
+if (!checked.ok) throw new Error(`the bench's job spec is invalid: ${JSON.stringify(checked.errors)}`)
+const spec = checked.spec
+
+const stored = (orgId: string, event: DomainEvent, at: string): NewEvent =>
+  ({ event_id: randomUUID(), ...encodeEvent(event), org_id: orgId, occurred_at: at, metadata })
+
+/** Appends the generated log: per organization its creation and a key, then jobs of three or four events each. */
+const generate = Effect.gen(function* () {
+  const store = yield* EventStore
+  let written = 0
+  const day = Date.parse('2026-06-01T00:00:00Z')
+  const orgs = Array.from({ length: ORGS }, (_, i) => ({ org: randomUUID(), key: randomUUID(), name: `bench-${i}` }))
+  for (const { org, key, name } of orgs) {
+    const at = new Date(day).toISOString()
+    yield* store.append(STREAMS.org.stream(org), [
+      stored(org, new OrgCreated({ org_id: org, name, plan: 'enterprise', created_at: at }), at),
+      stored(org, new ApiKeyCreated({
+        key_id: key, org_id: org, name: 'bench', key_hash: randomUUID(), key_prefix: 'sk_bench', scopes: ['jobs.create', 'jobs.read'],
+        limits: DEFAULT_KEY_LIMITS, expires_at: null, created_at: at,
+      }), at),
+    ], 'no_stream')
+    written += 2
+  }
+  for (let n = 0; written < TOTAL; n++) {
+    const { org, key } = orgs[n % ORGS]!
+    const job = randomUUID()
+    const at = (offset: number) => new Date(day + n * 1000 + offset).toISOString()
+    const artifact = {
+      artifact_id: randomUUID(), artifact_type: 'html', content_type: 'text/html', size: 2048, sha256: 'a'.repeat(64),
+      blob_key: `${org}/${job}/html`, created_at: at(300),
+    }
+    const outcome = n % 10 === 9
+      ? new JobFailed({ job_id: job, failure_reason: 'http_error', message: 'target answered 503', manifest: { status_code: 503 }, finished_at: at(300) })
+      : new JobSucceeded({ job_id: job, manifest: { status_code: 200, final_url: `https://example.com/${n}` }, artifacts: [artifact], finished_at: at(300) })
+    const events = [
+      new JobRequested({ job_id: job, org_id: org, api_key_id: key, spec, credit_weight: 1, requested_at: at(0) }),
+      new JobStarted({ job_id: job, attempt: 1, worker_id: 'bench', started_at: at(10) }),
+      outcome,
+    ]
+    yield* store.append(STREAMS.job.stream(job), events.map((e) => stored(org, e, at(0))), 'no_stream')
+    written += events.length
+  }
+  return written
+})
+
+/** The baseline: every event of the log read in order, nothing projected. */
+const readWholeLog = Effect.gen(function* () {
+  const store = yield* EventStore
+  let after = 0
+  let count = 0
+  for (;;) {
+    const batch = yield* store.readAll(after, 1000)
+    if (batch.length === 0) return count
+    count += batch.length
+    after = batch[batch.length - 1]!.position
+  }
+})
+
+const timed = async <A>(effect: Effect.Effect<A, unknown, never>) => {
+  const t0 = performance.now()
+  const value = await service.run(effect as never) as A
+  return { value, seconds: (performance.now() - t0) / 1000 }
+}
+
+const generated = await timed(generate as never)
+console.log(`generated ${generated.value} events in ${fmt(generated.seconds)} s`)
+const baseline = await timed(readWholeLog as never)
+const replay = await timed(replayProjections(PROJECTIONS) as never)
+await service.close()
+
+const events = generated.value as number
+const readRate = (baseline.value as number) / baseline.seconds
+const replayRate = events / replay.seconds
+console.log(`log read (baseline): ${fmt(readRate, 0)} events/s`)
+console.log(`replay: ${fmt(replayRate, 0)} events/s (${fmt(replay.seconds, 2)} s for ${events} events; goal 50000 events/s)`)
+console.log(`replayed per projection: ${JSON.stringify(replay.value)}`)
+console.log(`ratio: ${fmt(replayRate / readRate, 2)}`)
