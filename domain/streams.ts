@@ -1,5 +1,6 @@
 import { Schema } from 'effect'
 import { JobEvent } from './job/events.js'
+import { MonitorEvent } from './monitor/events.js'
 import { OrgEvent } from './org/events.js'
 import { EmailClaimEvent, UserEvent } from './user/events.js'
 
@@ -20,6 +21,7 @@ const CATALOGUE = [
   category('user', UserEvent),
   /** `email-<sha256(lower-cased address)>`: the uniqueness guard of e-mail addresses. */
   category('email', EmailClaimEvent),
+  category('monitor', MonitorEvent),
 ] as const
 
 type Catalogue = typeof CATALOGUE
