@@ -5,7 +5,8 @@ import type { JobRequested } from '../domain/job/events.js'
 import type { JobSpec } from '../domain/job/spec.js'
 import { dayOf, jobAdmissionBreaches, retryAfterSeconds, type LimitBreach } from '../domain/limits.js'
 import type { KeyLimits } from '../domain/org/events.js'
-import { CREDIT_WEIGHTS, PLANS, type PlanName } from '../domain/plans.js'
+import { jobCreditWeight } from '../domain/job/decider.js'
+import { PLANS, type PlanName } from '../domain/plans.js'
 import { STREAMS } from '../domain/streams.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
 import { HostResolver } from '../ports/host-resolver.js'
@@ -82,7 +83,7 @@ export const submitAdmittedJob = (input: SubmitAdmittedJob) =>
       if (raced) return raced
       const now = input.now.getTime()
       const keyId = input.key?.key_id ?? null
-      const weight = CREDIT_WEIGHTS[input.spec.job_type]
+      const weight = jobCreditWeight(input.spec)
       const used = yield* usage.snapshot(input.org_id, keyId, input.now)
       const breaches = jobAdmissionBreaches(PLANS[input.plan], input.key?.limits ?? NO_KEY_LIMITS, used, weight, input.spec.job_type, now)
       if (breaches.length > 0 && input.enforcement === 'block') return yield* Effect.fail(rejected(breaches, now))

@@ -8,11 +8,13 @@ import { loadConfig } from './config.js'
 import { appLayer } from './app-layer.js'
 import { promiseRunner } from './runtime.js'
 import { replayProjections } from './replay.js'
+import { DEFAULT_RECIPES_DIR, lintFile, recipeFiles } from './recipes.js'
 
 const usage = `usage:
   cli org create --name NAME --plan free|starter|pro|business|enterprise [--rate-limit-rpm N] [--daily-quota N]
   cli org ip-allowlist clear --org ORG_ID
-  cli replay`
+  cli replay
+  cli recipes lint [FILE...]`
 
 const flag = (args: string[], name: string) => {
   const i = args.indexOf(`--${name}`)
@@ -27,7 +29,18 @@ const positiveFlag = (args: string[], name: string, field: string) => {
   return { [field]: n }
 }
 
+/** Lints the given recipe files (default: every recipe of RECIPES_DIR); exit code 1 when any has a problem. */
+const lintRecipes = (files: string[]) => {
+  const linted = (files.length > 0 ? files : recipeFiles(process.env.RECIPES_DIR || DEFAULT_RECIPES_DIR)).map(lintFile)
+  for (const { file, problems } of linted) {
+    if (problems.length === 0) process.stdout.write(`ok ${file}\n`)
+    for (const problem of problems) process.stdout.write(`${file}: ${problem.pointer || '/'} ${problem.message}\n`)
+  }
+  process.exitCode = linted.some((l) => l.problems.length > 0) ? 1 : 0
+}
+
 const main = async (args: string[]) => {
+  if (args[0] === 'recipes' && args[1] === 'lint') return lintRecipes(args.slice(2))
   const config = loadConfig(process.env)
   const runtime = ManagedRuntime.make(appLayer(config, (m, d) => process.stderr.write(`${m} ${d ?? ''}\n`)))
   const run = promiseRunner(runtime.runPromiseExit)

@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from '../api/server-limits.js'
 import { parseAllowlist, type Allowlist } from '../domain/address-policy.js'
+import { parseOriginOverrides, type OriginOverrides, type RecipeCatalogue } from '../domain/recipe/catalogue.js'
+import { DEFAULT_RECIPES_DIR, loadRecipeCatalogue } from './recipes.js'
 
 export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer'] as const
 export type Role = (typeof ROLES)[number]
@@ -38,6 +40,14 @@ export interface Config {
   readonly catchUpPollMs: number
   /** HTTP_*: timeouts for slow clients and the per-address connection cap of the API server. */
   readonly serverLimits: ServerLimits
+  readonly recipes: RecipeSettings
+}
+
+export interface RecipeSettings {
+  /** RECIPES_DIR: the folder of recipe documents (default: the recipes/ folder shipped with the service). */
+  readonly catalogue: RecipeCatalogue
+  /** RECIPE_ORIGIN_OVERRIDES: real origins served by local ones (testing and mirroring; the egress gateway still applies). */
+  readonly overrides: OriginOverrides
 }
 
 /** Browser tiers (standard, stealth): each engine has its own pool of browser processes. */
@@ -130,6 +140,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     trustProxy: env.TRUST_PROXY === 'true' ? true : env.TRUST_PROXY || false,
     catchUpPollMs: Math.max(5, int(env.CATCH_UP_POLL_MS, 50, 'CATCH_UP_POLL_MS')),
     serverLimits: loadServerLimits(env),
+    recipes: { catalogue: loadRecipeCatalogue(env.RECIPES_DIR || DEFAULT_RECIPES_DIR), overrides: parseOriginOverrides(env.RECIPE_ORIGIN_OVERRIDES) },
     browser: {
       chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
       poolSize: Math.max(1, int(env.BROWSER_POOL_SIZE, 2, 'BROWSER_POOL_SIZE')),

@@ -8,12 +8,15 @@ import { jobManifest, jobTiming } from '../fetchers/manifest.js'
 import { BlobStore } from '../ports/blob-store.js'
 import type { EventEnvelope, EventStore } from '../ports/event-store.js'
 import { defineProcessor } from './processor.js'
+import { runRecipeJob, type RecipeRunOptions } from './recipe-run.js'
 import type { Run } from './runner.js'
 
 export interface JobRunnerOptions {
   readonly engines: Partial<Record<JobType, Engine>>
   readonly workerId: string
   readonly log: (message: string, detail?: unknown) => void
+  /** The recipes this fetcher runs (jobs with a recipe block); without it such jobs fail with engine_unavailable. */
+  readonly recipes?: RecipeRunOptions
 }
 
 export const artifactKey = (orgId: string, jobId: string, artifactId: string) => `jobs/${orgId}/${jobId}/${artifactId}`
@@ -52,13 +55,20 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
     const finish = (effect: ReturnType<typeof runJobCommand>) =>
       run(effect.pipe(Effect.catchTag('StateConflict', () => Effect.void), Effect.asVoid))
 
-    if (!engine) {
+    const recipeBlock = state.spec.recipe
+    if (!engine || (recipeBlock && !options.recipes)) {
       await finish(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope)))
       const manifest = jobManifest({ egress: null, engine: { tier: state.spec.job_type }, timing: null, response: null })
       await finish(runJobCommand({ _tag: 'FailJob', job_id: jobId, failure_reason: 'engine_unavailable', message: `the ${state.spec.job_type} engine is not available on this deployment`, manifest, now: now() }, state.org_id, ctx(envelope)))
       return
     }
     await run(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope)))
+    if (recipeBlock && options.recipes) {
+      const command = await runRecipeJob(jobId, { ...state.spec, recipe: recipeBlock }, engine, options.recipes, shutdown.signal, now)
+      if (shutdown.signal.aborted) throw new Error('abandoned at shutdown')
+      await finish(runJobCommand(command, state.org_id, ctx(envelope)))
+      return
+    }
     const startedAt = Date.now()
     const outcome = await engine.run({ job_id: jobId, spec: state.spec, signal: shutdown.signal }).catch((error: unknown) => {
       if (shutdown.signal.aborted) throw error

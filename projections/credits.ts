@@ -61,7 +61,8 @@ const count = (doc: object | null, field: string): number => {
 
 /**
  * The monthly credit ledger and the admission counters. A job is charged its weight once, when it succeeded (its
- * artifacts are stored and its result delivered); failed jobs cost nothing. Runs with concurrency 1 (documents gather
+ * artifacts are stored and its result delivered); failed jobs cost nothing. A recipe run reserves its weight and is
+ * charged what its terminal event records. Runs with concurrency 1 (documents gather
  * events of many streams), and every document is guarded by the position it last saw, so redelivery never counts twice.
  */
 export const creditsProjection = defineProjection({
@@ -89,13 +90,15 @@ export const creditsProjection = defineProjection({
           const job = yield* getDoc(CREDIT_JOBS, event.job_id)
           if (!job) return
           const { org_id: orgId, weight } = job
-          const succeeded = event._tag === 'JobSucceeded'
+          // A recipe run is charged what its runner recorded (billed outcomes only, pages fetched for page-billed
+          // recipes, never above its reservation); any other job its weight when it succeeded. The reservation is released.
+          const charge = event.recipe ? Math.min(weight, event.recipe.credits_charged) : event._tag === 'JobSucceeded' ? weight : 0
           const month = monthOf(event.finished_at)
           yield* Effect.all([
             add(USAGE_COUNTERS, orgCounterId(orgId), envelope, { active_jobs: -1, reserved_credits: -weight }, { org_id: orgId }),
             add(USAGE_COUNTERS, keyCounterId(job.api_key_id), envelope, { active_jobs: -1 }, { api_key_id: job.api_key_id }),
-            ...(succeeded ? [add(CREDIT_USAGE, usageId(orgId, month), envelope, { credits_used: weight, jobs_charged: 1 }, { org_id: orgId, month })] : []),
-            updateDoc(CREDIT_JOBS, event.job_id, envelope, (doc) => doc && { ...doc, finished: true, charged: succeeded }),
+            ...(charge > 0 ? [add(CREDIT_USAGE, usageId(orgId, month), envelope, { credits_used: charge, jobs_charged: 1 }, { org_id: orgId, month })] : []),
+            updateDoc(CREDIT_JOBS, event.job_id, envelope, (doc) => doc && { ...doc, finished: true, charged: charge > 0 }),
           ], { discard: true })
         })
       default:

@@ -1,6 +1,7 @@
 import { Effect } from 'effect'
 import type { JobType, JobSpec } from '../domain/job/spec.js'
 import type { ArtifactRecord, JobRequested, Manifest } from '../domain/job/events.js'
+import type { RecipeRunRecord } from '../domain/recipe/run-spec.js'
 import type { EventEnvelope } from '../ports/event-store.js'
 import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
 
@@ -27,6 +28,8 @@ export type JobDoc = Stored<{
   readonly failure_message: string | null
   readonly manifest: Manifest | null
   readonly artifacts: readonly ArtifactRecord[]
+  /** Recipe runs: how the run ended (null until it did, and for other jobs). */
+  readonly recipe_run?: RecipeRunRecord | null
 }>
 
 export const JOBS = collection<JobDoc>('jobs')
@@ -66,11 +69,12 @@ export const jobsProjection = defineProjection({
       case 'JobSucceeded':
         return updateJob(event.job_id, envelope, (doc) => ({
           ...doc, status: 'succeeded', finished_at: event.finished_at, manifest: event.manifest, artifacts: event.artifacts,
+          ...(event.recipe ? { recipe_run: event.recipe } : {}),
         }))
       case 'JobFailed':
         return updateJob(event.job_id, envelope, (doc) => ({
           ...doc, status: 'failed', finished_at: event.finished_at, failure_reason: event.failure_reason, failure_message: event.message,
-          manifest: event.manifest ?? null, artifacts: event.artifacts ?? [],
+          manifest: event.manifest ?? null, artifacts: event.artifacts ?? [], ...(event.recipe ? { recipe_run: event.recipe } : {}),
         }))
       default:
         return Effect.void

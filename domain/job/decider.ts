@@ -2,6 +2,7 @@ import { Either } from 'effect'
 import { NotFound, StateConflict } from '../errors.js'
 import type { Decider } from '../decider.js'
 import { CREDIT_WEIGHTS } from '../plans.js'
+import { recipeReservation, type RecipeRunRecord } from '../recipe/run-spec.js'
 import { JobFailed, JobRequested, JobStarted, JobSucceeded, type ArtifactRecord, type JobEvent, type Manifest } from './events.js'
 import type { JobSpec } from './spec.js'
 
@@ -14,10 +15,13 @@ export type JobState =
 export type JobCommand =
   | { readonly _tag: 'RequestJob'; readonly job_id: string; readonly org_id: string; readonly api_key_id: string | null; readonly spec: JobSpec; readonly now: string }
   | { readonly _tag: 'StartJob'; readonly job_id: string; readonly worker_id: string; readonly now: string }
-  | { readonly _tag: 'SucceedJob'; readonly job_id: string; readonly manifest: Manifest; readonly artifacts: readonly ArtifactRecord[]; readonly now: string }
-  | { readonly _tag: 'FailJob'; readonly job_id: string; readonly failure_reason: string; readonly message: string; readonly manifest?: Manifest; readonly artifacts?: readonly ArtifactRecord[]; readonly now: string }
+  | { readonly _tag: 'SucceedJob'; readonly job_id: string; readonly manifest: Manifest; readonly artifacts: readonly ArtifactRecord[]; readonly recipe?: RecipeRunRecord; readonly now: string }
+  | { readonly _tag: 'FailJob'; readonly job_id: string; readonly failure_reason: string; readonly message: string; readonly manifest?: Manifest; readonly artifacts?: readonly ArtifactRecord[]; readonly recipe?: RecipeRunRecord; readonly now: string }
 
 export type JobError = NotFound | StateConflict
+
+/** Credits a job reserves while it runs (and costs at most): a recipe run its reservation, any other job its engine weight. */
+export const jobCreditWeight = (spec: JobSpec) => (spec.recipe ? recipeReservation(spec.recipe) : CREDIT_WEIGHTS[spec.job_type])
 
 const finished = (s: JobState) => s.status === 'succeeded' || s.status === 'failed'
 
@@ -40,7 +44,7 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
       if (state.status !== 'none') return Either.left(new StateConflict({ code: 'job_exists', message: `job ${command.job_id} already exists` }))
       return Either.right([new JobRequested({
         job_id: command.job_id, org_id: command.org_id, api_key_id: command.api_key_id, spec: command.spec,
-        credit_weight: CREDIT_WEIGHTS[command.spec.job_type], requested_at: command.now,
+        credit_weight: jobCreditWeight(command.spec), requested_at: command.now,
       })])
     }
     if (state.status === 'none') return Either.left(new NotFound({ resource: 'job', id: command.job_id }))
@@ -51,12 +55,12 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
         return Either.right([new JobStarted({ job_id: command.job_id, attempt: state.attempt + 1, worker_id: command.worker_id, started_at: command.now })])
       case 'SucceedJob':
         if (state.status !== 'running') return Either.left(new StateConflict({ code: 'job_not_running', message: 'job is not running' }))
-        return Either.right([new JobSucceeded({ job_id: command.job_id, manifest: command.manifest, artifacts: command.artifacts, finished_at: command.now })])
+        return Either.right([new JobSucceeded({ job_id: command.job_id, manifest: command.manifest, artifacts: command.artifacts, finished_at: command.now, ...(command.recipe ? { recipe: command.recipe } : {}) })])
       case 'FailJob':
         return Either.right([new JobFailed({
           job_id: command.job_id, failure_reason: command.failure_reason, message: command.message,
           ...(command.manifest ? { manifest: command.manifest } : {}), ...(command.artifacts ? { artifacts: command.artifacts } : {}),
-          finished_at: command.now,
+          finished_at: command.now, ...(command.recipe ? { recipe: command.recipe } : {}),
         })])
     }
   },

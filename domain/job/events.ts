@@ -1,4 +1,5 @@
 import { Schema } from 'effect'
+import { RecipeRunRecord } from '../recipe/run-spec.js'
 import { JobSpec } from './spec-schema.js'
 
 export const ArtifactRecord = Schema.Struct({
@@ -38,6 +39,8 @@ export class JobSucceeded extends Schema.TaggedClass<JobSucceeded>()('JobSucceed
   manifest: Manifest,
   artifacts: Schema.Array(ArtifactRecord),
   finished_at: Schema.String,
+  /** Recipe runs: the outcome, output and credits charged. */
+  recipe: Schema.optional(RecipeRunRecord),
 }) {}
 
 export class JobFailed extends Schema.TaggedClass<JobFailed>()('JobFailed', {
@@ -47,6 +50,8 @@ export class JobFailed extends Schema.TaggedClass<JobFailed>()('JobFailed', {
   manifest: Schema.optional(Manifest),
   artifacts: Schema.optional(Schema.Array(ArtifactRecord)),
   finished_at: Schema.String,
+  /** Recipe runs: the outcome (never billed on a failed job) and why. */
+  recipe: Schema.optional(RecipeRunRecord),
 }) {}
 
 export const JobEvent = Schema.Union(JobRequested, JobStarted, JobSucceeded, JobFailed)

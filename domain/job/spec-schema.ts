@@ -1,5 +1,6 @@
 import { Schema } from 'effect'
 import { HOOK_TYPES, TRANSFORMS, type ExtractionSpec } from '../extraction.js'
+import { RecipeRunSpec } from '../recipe/run-spec.js'
 import { BROWSER_EXTENSIONS, HTTP_METHODS, JOB_TYPES, OS_NAMES, WAIT_UNTIL } from './spec.js'
 
 /**
@@ -102,4 +103,6 @@ export const JobSpec = Schema.Struct({
   os_name: Schema.optional(Schema.Literal(...OS_NAMES)),
   browser_extensions: Schema.Array(Schema.Literal(...BROWSER_EXTENSIONS)),
   proxy: Schema.optional(ProxySpec),
+  // recipe runs (a job with a recipe block)
+  recipe: Schema.optional(RecipeRunSpec),
 })

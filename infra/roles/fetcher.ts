@@ -46,7 +46,7 @@ export const fetcherRole = (config: Config, logger: Logger) => Effect.gen(functi
       }),
     }
   }), (started) => Effect.promise(() => Promise.all(Object.values(started).map((engine) => engine.close()))))
-  const runner = makeJobRunner({ engines, workerId: config.workerId, log: logger.error }, run)
+  const runner = makeJobRunner({ engines, workerId: config.workerId, log: logger.error, recipes: config.recipes }, run)
   yield* Effect.acquireRelease(
     eventLog.subscribe({ name: 'processor.fetcher', categories: ['job'], concurrency: config.fetcherConcurrency }, runner.handle),
     // Abort first, so stopping does not wait for jobs to finish: an aborted job's event stays unhandled.

@@ -1,0 +1,143 @@
+/**
+ * The recipe linter: the meta-schema, then what a schema cannot say. Locators must parse, patterns in schemas must
+ * be safe regular expressions, URL templates must have a literal origin among the recipe's hosts and use only known
+ * placeholders, headers take no placeholders, steps and extractors name pages that exist, credits_per_unit must be
+ * the engine weight times the multiplier rounded up, and every example must satisfy its contract's schemas.
+ */
+import { cssProblem, jsonPathProblem, regexProblem, xpathProblem } from '../extraction.js'
+import { creditsPerUnit } from './pricing.js'
+import { metaSchemaProblems, schemaCompileProblem, schemaProblems } from './schemas.js'
+import { placeholdersOf, renderUrl } from './template.js'
+import type { Contract, Locator, Recipe, Step } from './types.js'
+
+export interface LintProblem {
+  readonly pointer: string
+  readonly message: string
+}
+
+const locatorProblem = (locator: Locator): string | undefined => {
+  if ('css' in locator) return cssProblem(locator.css)
+  if ('xpath' in locator) return xpathProblem(locator.xpath)
+  return jsonPathProblem(locator.jsonpath)
+}
+
+/** Every `pattern` keyword in a JSON schema, with its pointer. */
+const patternsOf = (schema: unknown, pointer: string): [string, string][] => {
+  if (typeof schema !== 'object' || schema === null) return []
+  return Object.entries(schema).flatMap(([key, value]) => [
+    ...(key === 'pattern' && typeof value === 'string' ? [[`${pointer}/pattern`, value] as [string, string]] : []),
+    ...patternsOf(value, `${pointer}/${key}`),
+  ])
+}
+
+const stepName = (step: Step, index: number): string => {
+  const body = Object.values(step)[0] as { as?: string }
+  return body.as ?? (index === 0 ? 'main' : `step${index}`)
+}
+
+export const lintRecipe = (document: unknown): LintProblem[] => {
+  const shape = metaSchemaProblems(document)
+  if (shape.length > 0) return shape
+  const recipe = document as Recipe
+  const problems: LintProblem[] = []
+  const add = (pointer: string, message: string) => problems.push({ pointer, message })
+  const numbers = new Set<number>()
+  recipe.contracts.forEach((contract, c) => {
+    const at = `/contracts/${c}`
+    if (numbers.has(contract.contract)) add(`${at}/contract`, `contract ${contract.contract} is published twice`)
+    numbers.add(contract.contract)
+    lintContract(recipe, contract, at, add)
+  })
+  return problems
+}
+
+const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (pointer: string, message: string) => void) => {
+  const price = creditsPerUnit(contract.engine, contract.multiplier)
+  if (contract.credits_per_unit !== price) add(`${at}/credits_per_unit`, `must be ${price} (engine weight × multiplier, rounded up)`)
+  for (const [key, schema] of [['input_schema', contract.input_schema], ['output_schema', contract.output_schema]] as const) {
+    const compile = schemaCompileProblem(schema)
+    if (compile) add(`${at}/${key}`, `does not compile: ${compile}`)
+    for (const [pointer, pattern] of patternsOf(schema, `${at}/${key}`)) {
+      const problem = regexProblem(pattern)
+      if (problem) add(pointer, problem)
+    }
+  }
+  for (const p of schemaProblems(contract.input_schema, structuredClone(contract.example.input))) add(`${at}/example/input${p.pointer}`, p.message)
+  for (const p of schemaProblems(contract.output_schema, structuredClone(contract.example.output))) add(`${at}/example/output${p.pointer}`, p.message)
+
+  const impl = contract.implementation
+  const pages = new Set<string>()
+  const inputNames = new Set(Object.keys((contract.input_schema as { properties?: object }).properties ?? {}))
+  const vars = new Set<string>()
+  const checkChain = (locators: readonly Locator[], pointer: string) => locators.forEach((locator, i) => {
+    const problem = locatorProblem(locator)
+    if (problem) add(`${pointer}/${i}`, `locator does not parse: ${problem}`)
+  })
+  const checkPlaceholders = (text: string, pointer: string) => {
+    for (const placeholder of placeholdersOf(text)) {
+      const [space, name] = placeholder.slice(1, -1).split('.')
+      if (space === 'input' && !inputNames.has(name!)) add(pointer, `${placeholder} is not a field of the input schema`)
+      if (space === 'vars' && !vars.has(name!)) add(pointer, `${placeholder} is not bound by an earlier step`)
+    }
+  }
+  const checkUrl = (url: string, query: Readonly<Record<string, string>> | undefined, pointer: string) => {
+    const probe = renderUrl(url.replace(/\{[^}]*\}/g, 'x'), {}, { input: {}, vars: {} }, recipe.hosts)
+    if (!probe.ok) add(`${pointer}/url`, probe.error)
+    checkPlaceholders(url, `${pointer}/url`)
+    for (const [name, value] of Object.entries(query ?? {})) checkPlaceholders(value, `${pointer}/query/${name}`)
+  }
+  const checkHeaders = (headers: Readonly<Record<string, string>> | undefined, pointer: string) => {
+    for (const [name, value] of Object.entries(headers ?? {})) {
+      if (placeholdersOf(value).length > 0) add(`${pointer}/headers/${name}`, 'headers take no placeholders (input goes only into URLs, bodies and form values)')
+    }
+  }
+  impl.steps.forEach((step, s) => {
+    const pointer = `${at}/implementation/steps/${s}`
+    if ('request' in step || 'paginate' in step) {
+      const request = 'request' in step ? step.request : step.paginate
+      const inner = `${pointer}/${'request' in step ? 'request' : 'paginate'}`
+      checkUrl(request.url, request.query, inner)
+      checkHeaders(request.headers, inner)
+      for (const [name, value] of Object.entries(request.form ?? {})) checkPlaceholders(value, `${inner}/form/${name}`)
+      if (request.json !== undefined) checkPlaceholders(JSON.stringify(request.json), `${inner}/json`)
+      if ('paginate' in step) checkChain(step.paginate.items, `${inner}/items`)
+      if ('request' in step) {
+        for (const [name, binding] of Object.entries(step.request.bind ?? {})) {
+          checkChain(binding.locators, `${inner}/bind/${name}/locators`)
+          vars.add(name)
+        }
+      }
+    } else if ('follow' in step) {
+      checkChain(step.follow.locators, `${pointer}/follow/locators`)
+      checkHeaders(step.follow.headers, `${pointer}/follow`)
+      if (step.follow.page !== undefined && !pages.has(step.follow.page)) add(`${pointer}/follow/page`, `no earlier step is named ${step.follow.page}`)
+    } else if ('navigate' in step) {
+      checkUrl(step.navigate.url, step.navigate.query, `${pointer}/navigate`)
+    }
+    if (contract.engine === 'light' && !('request' in step || 'paginate' in step || 'follow' in step)) {
+      add(pointer, `${Object.keys(step)[0]} is a browser step; this contract runs on the light engine`)
+    }
+    if (contract.engine !== 'light' && !('navigate' in step || 'click' in step || 'fill' in step || 'scroll' in step || 'wait_for_selector' in step || 'dismiss_consent' in step)) {
+      add(pointer, `${Object.keys(step)[0]} is a light step; this contract runs on a browser engine`)
+    }
+    if ('request' in step || 'paginate' in step || 'follow' in step || 'navigate' in step) pages.add(stepName(step, s))
+  })
+  impl.assertions.forEach((assertion, a) => {
+    const pointer = `${at}/implementation/assertions/${a}`
+    if (assertion.step !== undefined && !pages.has(assertion.step)) add(`${pointer}/step`, `no step is named ${assertion.step}`)
+    if (assertion.select) checkChain(assertion.select, `${pointer}/select`)
+  })
+  for (const [name, extractor] of Object.entries(impl.extract)) {
+    const pointer = `${at}/implementation/extract/${name}`
+    if (extractor.page !== undefined && !pages.has(extractor.page)) add(`${pointer}/page`, `no step is named ${extractor.page}`)
+    if ('each' in extractor) {
+      checkChain(extractor.each, `${pointer}/each`)
+      for (const [field, value] of Object.entries(extractor.fields)) checkChain(value.locators, `${pointer}/fields/${field}/locators`)
+    } else {
+      checkChain(extractor.locators, `${pointer}/locators`)
+    }
+  }
+}
+
+/** The name responses of a step are known by: its `as`, else `main` for the first step. */
+export { stepName }

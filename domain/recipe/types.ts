@@ -1,0 +1,121 @@
+/**
+ * The recipe language (SPEC 2.10): a recipe is data. These types mirror the meta-schema (meta-schema.ts), which is
+ * what decides whether a document is a recipe; the types only name what the runtime reads.
+ */
+import type { TransformName } from '../extraction.js'
+import type { JobType } from '../job/spec.js'
+import type { RecipeOutcome } from './outcomes.js'
+
+/** One way to find a value; a locator chain tries them in order and the first that matches wins. */
+export type Locator =
+  | { readonly css: string; readonly attribute?: string }
+  | { readonly xpath: string }
+  | { readonly jsonpath: string }
+
+/** A request whose URL, query, JSON body and form values may hold `{input.x}` / `{vars.x}` / `{page}` placeholders. */
+export interface RequestTemplate {
+  readonly method?: 'GET' | 'POST'
+  readonly url: string
+  readonly query?: Readonly<Record<string, string>>
+  /** Taken literally: placeholders are never filled in headers. */
+  readonly headers?: Readonly<Record<string, string>>
+  readonly json?: unknown
+  readonly form?: Readonly<Record<string, string>>
+}
+
+/** A value a step binds for later steps' templates (`{vars.name}`), located in that step's response. */
+export interface Binding { readonly locators: readonly Locator[] }
+
+export type RequestStep = { readonly request: RequestTemplate & { readonly as?: string; readonly bind?: Readonly<Record<string, Binding>> } }
+export type PaginateStep = {
+  readonly paginate: RequestTemplate & {
+    readonly as?: string
+    /** First value of `{page}`. */
+    readonly start: number
+    /** The items of one page; fewer than `page_size` of them ends the pagination. */
+    readonly items: readonly Locator[]
+    readonly page_size: number
+  }
+}
+/** Fetches the URL a previous response names (its host must be one of the recipe's hosts). */
+export type FollowStep = { readonly follow: { readonly page?: string; readonly locators: readonly Locator[]; readonly as: string; readonly headers?: Readonly<Record<string, string>> } }
+
+export type BrowserStep =
+  | { readonly navigate: { readonly url: string; readonly query?: Readonly<Record<string, string>>; readonly as?: string } }
+  | { readonly click: { readonly selector: string } }
+  | { readonly fill: { readonly selector: string; readonly value: string } }
+  | { readonly scroll: { readonly direction: 'down' } }
+  | { readonly wait_for_selector: { readonly selector: string; readonly timeout_ms?: number } }
+  | { readonly dismiss_consent: Record<string, never> }
+
+export type Step = RequestStep | PaginateStep | FollowStep | BrowserStep
+
+/** Classifies a response: every condition given must hold. The first assertion that holds decides. */
+export interface Assertion {
+  readonly outcome: Extract<RecipeOutcome, 'ok_empty' | 'not_found' | 'blocked' | 'rate_limited' | 'upstream_error'>
+  /** The step (its `as`) whose responses this assertion looks at; every step when absent. */
+  readonly step?: string
+  readonly status?: readonly number[]
+  readonly header?: { readonly name: string; readonly equals?: string }
+  readonly select?: readonly Locator[]
+  /** With `select`: the located value equals this. Without `equals`, the locator matching at all is the condition. */
+  readonly equals?: unknown
+  /** A body substring (for block pages). */
+  readonly contains?: string
+}
+
+export interface ValueExtractor {
+  readonly page?: string
+  readonly locators: readonly Locator[]
+  readonly transform?: readonly TransformName[]
+  /** All matches as a list (of the first locator that matches). */
+  readonly all?: boolean
+  /** A missing required value means the layout changed; optional ones become null. Default true. */
+  readonly required?: boolean
+}
+export interface ListExtractor {
+  readonly page?: string
+  /** The items (JSON values or elements); each field's locators are relative to one item. */
+  readonly each: readonly Locator[]
+  readonly fields: Readonly<Record<string, ValueExtractor>>
+}
+export type Extractor = ValueExtractor | ListExtractor
+
+export interface Implementation {
+  readonly impl: number
+  readonly steps: readonly Step[]
+  readonly assertions: readonly Assertion[]
+  readonly extract: Readonly<Record<string, Extractor>>
+  /** The output: strings `$extract.x`, `$input.x`, `$vars.x` and `$attribution` are replaced by those values. */
+  readonly output: unknown
+}
+
+export type BillingUnit = { readonly unit: 'run' } | { readonly unit: 'page'; readonly per: string }
+
+export interface Contract {
+  readonly contract: number
+  readonly engine: JobType
+  /** Recipe multiplier on the engine's credit weight. */
+  readonly multiplier: number
+  /** ceil(engine weight × multiplier); the linter checks it. */
+  readonly credits_per_unit: number
+  readonly billing: BillingUnit
+  readonly sunset_at?: string
+  readonly input_schema: Readonly<Record<string, unknown>>
+  readonly output_schema: Readonly<Record<string, unknown>>
+  readonly example: { readonly input: Readonly<Record<string, unknown>>; readonly output: unknown }
+  readonly implementation: Implementation
+}
+
+export interface Recipe {
+  readonly slug: string
+  readonly title: string
+  readonly category: string
+  readonly status: 'beta' | 'ga'
+  /** Origins (scheme://host[:port]) the recipe may reach; every URL it fetches is on one of them. */
+  readonly hosts: readonly string[]
+  readonly attribution?: { readonly license: string; readonly source: string; readonly notice: string }
+  /** Temporarily disabled: runs answer 409 recipe_disabled. */
+  readonly disabled?: boolean
+  readonly contracts: readonly Contract[]
+}

@@ -1,0 +1,246 @@
+/**
+ * The recipe runtime for light-engine steps: runs `request`, `paginate` and `follow` steps through a fetch function
+ * (the light engine behind the egress gateway), classifies every response with the recipe's assertions, extracts
+ * with locator chains, builds the output and validates it against the contract's output schema. It never throws
+ * for what a site does: every ending is an outcome of SPEC 3.5.
+ */
+import type { RecipeOutcome } from '../../domain/recipe/outcomes.js'
+import { schemaProblems } from '../../domain/recipe/schemas.js'
+import { renderForm, renderJson, renderUrl, type TemplateScope } from '../../domain/recipe/template.js'
+import { stepName } from '../../domain/recipe/lint.js'
+import type { Assertion, Contract, Extractor, Recipe, RequestTemplate, Step } from '../../domain/recipe/types.js'
+import { applyTransforms } from '../extraction/transforms.js'
+import { PageContext } from '../extraction/page.js'
+import { locate, locateItems } from './locate.js'
+
+export interface RecipeHttpRequest {
+  readonly method: 'GET' | 'POST'
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: string
+}
+export interface RecipeHttpResponse {
+  readonly status: number
+  /** Lower-case names. */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+  readonly url: string
+}
+export type FetchAnswer =
+  | { readonly ok: true; readonly response: RecipeHttpResponse }
+  | { readonly ok: false; readonly outcome: 'timeout' | 'error'; readonly message: string }
+export type RecipeFetch = (request: RecipeHttpRequest) => Promise<FetchAnswer>
+
+export interface RecipeRunRequest {
+  readonly recipe: Recipe
+  readonly contract: Contract
+  /** Validated against the input schema, defaults filled. */
+  readonly input: Readonly<Record<string, unknown>>
+  /** Pages a paginate step may fetch. */
+  readonly maxPages: number
+  readonly fetch: RecipeFetch
+}
+
+export interface RecipeRunResult {
+  readonly outcome: RecipeOutcome
+  readonly output?: unknown
+  /** Responses fetched (what page-billed contracts charge). */
+  readonly pages: number
+  /** Why the run ended as it did (for outcomes other than ok); schema_invalid names the first failing JSON pointer. */
+  readonly detail: string | null
+  /** For every extracted field (`name` or `list.field`), the index of the locator of its chain that matched. */
+  readonly matched: Readonly<Record<string, number>>
+}
+
+/** One response as the assertions and extractors see it. */
+interface Fetched {
+  readonly response: RecipeHttpResponse
+  readonly page: PageContext
+}
+
+class Ended extends Error {
+  constructor(readonly outcome: RecipeOutcome, readonly detail: string) { super(detail) }
+}
+
+const pageOf = (response: RecipeHttpResponse) => {
+  const contentType = response.headers['content-type']
+  const markup = !contentType || /html|xml/i.test(contentType)
+  return new PageContext({ url: response.url, body: response.body, ...(markup ? { html: response.body } : {}), ...(contentType ? { contentType } : {}) })
+}
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+const holds = (assertion: Assertion, fetched: Fetched): boolean => {
+  const { response, page } = fetched
+  if (assertion.status && !assertion.status.includes(response.status)) return false
+  if (assertion.header) {
+    const value = response.headers[assertion.header.name.toLowerCase()]
+    if (value === undefined || (assertion.header.equals !== undefined && value !== assertion.header.equals)) return false
+  }
+  if (assertion.contains !== undefined && !response.body.includes(assertion.contains)) return false
+  if (assertion.select) {
+    const found = locate(assertion.select, page)
+    if (!found) return false
+    if (assertion.equals !== undefined && !sameJson(found.values[0], assertion.equals)) return false
+  }
+  return true
+}
+
+/**
+ * The outcome a response decides, if any: the first assertion that holds; without one, HTTP 429 is rate_limited
+ * and any other 4xx or 5xx an upstream_error. `ok_empty` is not an ending: it lets lists be empty.
+ */
+const classify = (assertions: readonly Assertion[], step: string, fetched: Fetched): Assertion['outcome'] | null => {
+  const decided = assertions.find((a) => (a.step === undefined || a.step === step) && holds(a, fetched))
+  if (decided) return decided.outcome
+  const { status } = fetched.response
+  if (status === 429) return 'rate_limited'
+  if (status >= 400) return 'upstream_error'
+  return null
+}
+
+export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult> => {
+  const { recipe, contract } = run
+  const impl = contract.implementation
+  const vars: Record<string, unknown> = {}
+  const pages = new Map<string, Fetched[]>()
+  const matched: Record<string, number> = {}
+  let fetchedCount = 0
+  let empty = false
+
+  const scope = (page?: number): TemplateScope => ({ input: run.input, vars, ...(page !== undefined ? { page } : {}) })
+
+  const fetchOne = async (request: RecipeHttpRequest, step: string): Promise<Fetched> => {
+    const answer = await run.fetch(request)
+    fetchedCount += 1
+    if (!answer.ok) throw new Ended(answer.outcome, answer.message)
+    const fetched = { response: answer.response, page: pageOf(answer.response) }
+    const outcome = classify(impl.assertions, step, fetched)
+    if (outcome === 'ok_empty') empty = true
+    else if (outcome !== null) throw new Ended(outcome, `${step}: ${request.method} ${new URL(request.url).pathname} answered HTTP ${answer.response.status}, classified ${outcome}`)
+    return fetched
+  }
+
+  const build = (template: RequestTemplate, page?: number): RecipeHttpRequest => {
+    const url = renderUrl(template.url, template.query, scope(page), recipe.hosts)
+    if (!url.ok) throw new Ended('error', url.error)
+    const headers: Record<string, string> = { ...template.headers }
+    let body: string | undefined
+    if (template.json !== undefined) {
+      const json = renderJson(template.json, scope(page))
+      if (!json.ok) throw new Ended('error', json.error)
+      body = JSON.stringify(json.value)
+      headers['content-type'] ??= 'application/json'
+    } else if (template.form !== undefined) {
+      const form = renderForm(template.form, scope(page))
+      if (!form.ok) throw new Ended('error', form.error)
+      body = form.value
+      headers['content-type'] ??= 'application/x-www-form-urlencoded'
+    }
+    return { method: template.method ?? (body === undefined ? 'GET' : 'POST'), url: url.value, headers, ...(body !== undefined ? { body } : {}) }
+  }
+
+  const runStep = async (step: Step, index: number) => {
+    const name = stepName(step, index)
+    if ('request' in step) {
+      const fetched = await fetchOne(build(step.request), name)
+      pages.set(name, [fetched])
+      for (const [variable, binding] of Object.entries(step.request.bind ?? {})) {
+        const found = locate(binding.locators, fetched.page)
+        if (!found) throw new Ended('layout_changed', `${name}: nothing found for ${variable}`)
+        vars[variable] = found.values[0]
+      }
+    } else if ('paginate' in step) {
+      const fetchedPages: Fetched[] = []
+      pages.set(name, fetchedPages)
+      for (let n = 0; n < run.maxPages; n += 1) {
+        const fetched = await fetchOne(build(step.paginate, step.paginate.start + n), name)
+        fetchedPages.push(fetched)
+        const items = locate(step.paginate.items, fetched.page)
+        if ((items?.values.length ?? 0) < step.paginate.page_size) break
+      }
+    } else if ('follow' in step) {
+      const from = pages.get(step.follow.page ?? 'main')?.[0]
+      const found = from ? locate(step.follow.locators, from.page) : null
+      if (!found || typeof found.values[0] !== 'string') throw new Ended('layout_changed', `${name}: no URL to follow`)
+      let url: URL
+      try { url = new URL(found.values[0], from!.response.url) } catch { throw new Ended('layout_changed', `${name}: the URL to follow is not a URL`) }
+      if (!recipe.hosts.includes(url.origin)) throw new Ended('error', `${name}: the URL to follow leaves the recipe's hosts`)
+      pages.set(step.follow.as, [await fetchOne({ method: 'GET', url: url.href, headers: { ...step.follow.headers } }, step.follow.as)])
+    } else {
+      throw new Ended('error', `${Object.keys(step)[0]} needs a browser engine`)
+    }
+  }
+
+  try {
+    for (const [index, step] of impl.steps.entries()) await runStep(step, index)
+    const extracted: Record<string, unknown> = {}
+    const firstPage = stepName(impl.steps[0]!, 0)
+    for (const [name, extractor] of Object.entries(impl.extract)) {
+      extracted[name] = extract(name, extractor, pages.get(extractor.page ?? firstPage) ?? [], empty, matched)
+    }
+    const output = fillOutput(impl.output, { extract: extracted, input: run.input, vars, attribution: recipe.attribution ?? null })
+    const problems = schemaProblems(contract.output_schema, output)
+    if (problems.length > 0) return { outcome: 'schema_invalid', pages: fetchedCount, detail: `${problems[0]!.pointer || '/'}: ${problems[0]!.message}`, matched }
+    return { outcome: empty ? 'ok_empty' : 'ok', output, pages: fetchedCount, detail: null, matched }
+  } catch (e) {
+    if (e instanceof Ended) return { outcome: e.outcome, pages: fetchedCount, detail: e.detail, matched }
+    return { outcome: 'error', pages: fetchedCount, detail: `the recipe runtime failed: ${(e as Error).message}`, matched }
+  }
+}
+
+const valueOf = (extractor: Extract<Extractor, { locators: unknown }>, page: PageContext, name: string, matched: Record<string, number>): unknown => {
+  const found = locate(extractor.locators, page)
+  if (!found) {
+    if (extractor.required === false) return extractor.all ? [] : null
+    throw new Ended('layout_changed', `nothing found for ${name}`)
+  }
+  matched[name] = found.matched
+  const transformed = found.values.map((v) => (extractor.transform ? applyTransforms(v, extractor.transform, page.page.url) : v))
+  return extractor.all ? transformed : transformed[0]
+}
+
+/**
+ * A value extractor reads the first response of its page; a list extractor walks the items of every response of
+ * its page (all pages of a pagination). An empty list is an answer only with a positive "no results" marker
+ * (an ok_empty assertion); otherwise the layout changed.
+ */
+const extract = (name: string, extractor: Extractor, fetched: readonly Fetched[], empty: boolean, matched: Record<string, number>): unknown => {
+  if (fetched.length === 0) throw new Ended('error', `${name}: its page was never fetched`)
+  if (!('each' in extractor)) return valueOf(extractor, fetched[0]!.page, name, matched)
+  const rows: Record<string, unknown>[] = []
+  for (const { page } of fetched) {
+    const items = locateItems(extractor.each, page)
+    if (!items) continue
+    matched[name] = items.matched
+    for (const item of items.items) {
+      rows.push(Object.fromEntries(Object.entries(extractor.fields).map(([field, value]) => [field, valueOf(value, item, `${name}.${field}`, matched)])))
+    }
+  }
+  if (rows.length === 0 && !empty) throw new Ended('layout_changed', `no items found for ${name} and no "no results" marker`)
+  return rows
+}
+
+interface OutputScope {
+  readonly extract: Readonly<Record<string, unknown>>
+  readonly input: Readonly<Record<string, unknown>>
+  readonly vars: Readonly<Record<string, unknown>>
+  readonly attribution: unknown
+}
+
+const REFERENCE = /^\$(extract|input|vars)\.([a-z][a-z0-9_]*)$/
+
+/** The output template with its references replaced (absent values become null). */
+const fillOutput = (template: unknown, scope: OutputScope): unknown => {
+  if (typeof template === 'string') {
+    if (template === '$attribution') return scope.attribution
+    const reference = REFERENCE.exec(template)
+    if (!reference) return template
+    const from = scope[reference[1] as 'extract' | 'input' | 'vars']
+    return Object.prototype.hasOwnProperty.call(from, reference[2]!) ? from[reference[2]!] ?? null : null
+  }
+  if (Array.isArray(template)) return template.map((item) => fillOutput(item, scope))
+  if (typeof template === 'object' && template !== null) return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, fillOutput(v, scope)]))
+  return template
+}
+

@@ -1,0 +1,56 @@
+import type { JobCommand } from '../domain/job/decider.js'
+import type { JobSpec } from '../domain/job/spec.js'
+import type { OriginOverrides, RecipeCatalogue } from '../domain/recipe/catalogue.js'
+import { hasOutput, isBilled } from '../domain/recipe/outcomes.js'
+import { chargedUnits } from '../domain/recipe/pricing.js'
+import type { RecipeRunRecord, RecipeRunSpec } from '../domain/recipe/run-spec.js'
+import type { Engine } from '../fetchers/engine.js'
+import { jobManifest, jobTiming } from '../fetchers/manifest.js'
+import { engineFetch } from '../fetchers/recipe/engine-fetch.js'
+import { runRecipe, type RecipeRunResult } from '../fetchers/recipe/runtime.js'
+
+export interface RecipeRunOptions {
+  readonly catalogue: RecipeCatalogue
+  readonly overrides: OriginOverrides
+}
+
+/** Inline output above this (SPEC 8: recipe result inline size) is not delivered: the run ends in `error`. */
+export const MAX_INLINE_OUTPUT_BYTES = 256 * 1024
+
+const ended = (outcome: RecipeRunResult['outcome'], detail: string): RecipeRunResult => ({ outcome, pages: 0, detail, matched: {} })
+
+/**
+ * Runs the recipe block of a job on its engine and answers the job's terminal command: billed outcomes (ok, ok_empty,
+ * not_found) succeed and are charged their units at the reserved unit price (pages fetched, never more than
+ * reserved, for page-billed contracts); every other outcome fails the job with the outcome as failure_reason, free.
+ */
+export const runRecipeJob = async (
+  jobId: string, spec: JobSpec & { recipe: RecipeRunSpec }, engine: Engine, options: RecipeRunOptions, signal: AbortSignal, now: () => string,
+): Promise<JobCommand> => {
+  const block = spec.recipe
+  const startedAt = Date.now()
+  const recipe = options.catalogue.get(block.slug)
+  const contract = recipe?.contracts.find((c) => c.contract === block.contract)
+  let result: RecipeRunResult
+  if (!recipe || !contract) result = ended('error', `recipe ${block.slug} contract ${block.contract} is not served by this deployment`)
+  else {
+    result = await runRecipe({ recipe, contract, input: block.input, maxPages: block.max_pages, fetch: engineFetch(engine, jobId, spec, options.overrides, signal) })
+    if (result.output !== undefined && Buffer.byteLength(JSON.stringify(result.output)) > MAX_INLINE_OUTPUT_BYTES) {
+      result = { ...ended('error', `the output is larger than ${MAX_INLINE_OUTPUT_BYTES} bytes`), pages: result.pages }
+    }
+  }
+  const billed = isBilled(result.outcome)
+  const units = contract ? Math.min(chargedUnits(contract, result.pages), block.reserved_units) : 0
+  const record: RecipeRunRecord = {
+    outcome: result.outcome, pages: result.pages, detail: result.detail, matched: result.matched,
+    credits_charged: billed ? units * block.unit_price : 0,
+    ...(hasOutput(result.outcome) ? { output: result.output } : {}),
+  }
+  const manifest = jobManifest({
+    egress: { mode: 'managed' }, engine: { tier: engine.tier }, timing: jobTiming(startedAt), response: null,
+    details: { recipe: { slug: block.slug, contract: block.contract, impl: contract?.implementation.impl ?? block.impl, pages: result.pages } },
+  })
+  return billed
+    ? { _tag: 'SucceedJob', job_id: jobId, manifest, artifacts: [], recipe: record, now: now() }
+    : { _tag: 'FailJob', job_id: jobId, failure_reason: result.outcome, message: result.detail ?? result.outcome, manifest, artifacts: [], recipe: record, now: now() }
+}
