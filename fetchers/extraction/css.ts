@@ -3,7 +3,7 @@ import type { Element } from 'domhandler'
 import type { ExtractionHook, HookResult } from '../../domain/extraction.js'
 import type { PageContext } from './page.js'
 import { failed, fromMatches, NOT_MARKUP } from './result.js'
-import { elementText } from './text.js'
+import { elementText } from '../../domain/visible-text.js'
 
 /** An attribute value; HTML names are case-insensitive and parse5 stores them lowercased. */
 export function attributeOf(el: Element, name: string): string | undefined {

@@ -4,7 +4,7 @@
  */
 import { load, type CheerioAPI } from 'cheerio'
 import { declaredPrefixes, mirror, type XDocument } from './xpath-dom.js'
-import { visibleText } from './text.js'
+import { visibleText } from '../../domain/visible-text.js'
 import { corpus, type Corpus } from './regex-pool.js'
 
 export interface PageInput {

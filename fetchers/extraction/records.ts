@@ -11,7 +11,7 @@ import type { ExtractionHook, HookResult, RecordField } from '../../domain/extra
 import { attributeOf } from './css.js'
 import type { PageContext } from './page.js'
 import { failed, NOT_MARKUP } from './result.js'
-import { elementText } from './text.js'
+import { elementText } from '../../domain/visible-text.js'
 import { applyTransforms } from './transforms.js'
 
 const isMissing = (v: unknown) => v === null || v === undefined || v === ''

@@ -4,7 +4,7 @@
  */
 import { load } from 'cheerio'
 import type { TransformName } from '../../domain/extraction.js'
-import { collapse, elementText } from './text.js'
+import { collapse, elementText } from '../../domain/visible-text.js'
 
 type Transform = (value: unknown, pageUrl: string) => unknown
 

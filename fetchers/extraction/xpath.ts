@@ -2,7 +2,7 @@
 import { XPATH_NAMESPACES, type ExtractionHook, type HookResult } from '../../domain/extraction.js'
 import type { PageContext } from './page.js'
 import { failed, fromMatches, NOT_MARKUP } from './result.js'
-import { collapse, elementText } from './text.js'
+import { collapse, elementText } from '../../domain/visible-text.js'
 import { XAttr, XCharacterData, XDocument, XElement, type XNode } from './xpath-dom.js'
 import { parseXPath, withinBudget, xpath, XPATH_TIME_BUDGET_MS, XPathTimeout, type XNodeSetValue, type XValue } from './xpath-engine.js'
 

@@ -1,0 +1,61 @@
+/**
+ * The diff a user sees and the change ratio computed from that same diff. Both read normalized lines
+ * (normalize.ts). The ratio is
+ *
+ *   change_ratio = (inserted tokens + deleted tokens) / max(old tokens, new tokens), capped at 1
+ *
+ * where a token is a whitespace-separated word of a normalized line and the inserted (deleted) tokens are the
+ * words of the lines shown with `+` (`-`). Diffing is bounded: past MAX_EDIT_LENGTH edits or DIFF_TIMEOUT_MS the
+ * diff is every old line removed and every new line added, with ratio 1.
+ */
+import { diffArrays } from 'diff'
+
+/** Line edits beyond which a change counts as total (deterministic, unlike the time bound). */
+export const MAX_EDIT_LENGTH = 1_000
+/** A safety net for pathological inputs; MAX_EDIT_LENGTH normally ends a big diff first. */
+export const DIFF_TIMEOUT_MS = 2_000
+
+export interface ContentDiff {
+  /** Changed lines in document order, each prefixed `-` (removed) or `+` (added). Never empty for a change. */
+  readonly lines: readonly string[]
+  readonly inserted_tokens: number
+  readonly deleted_tokens: number
+  readonly change_ratio: number
+  /** True when the bound was hit and the diff is the whole old content against the whole new content. */
+  readonly truncated: boolean
+}
+
+export const tokenCount = (lines: readonly string[]): number =>
+  lines.reduce((sum, line) => sum + line.split(' ').filter((word) => word !== '').length, 0)
+
+const ratio = (changed: number, oldTokens: number, newTokens: number): number => {
+  const base = Math.max(oldTokens, newTokens)
+  if (changed === 0) return 0
+  return base === 0 ? 1 : Math.min(1, Math.round((changed / base) * 10_000) / 10_000)
+}
+
+export const diffLines = (before: readonly string[], after: readonly string[]): ContentDiff => {
+  const changes = diffArrays([...before], [...after], { maxEditLength: MAX_EDIT_LENGTH, timeout: DIFF_TIMEOUT_MS })
+  if (changes === undefined) {
+    return {
+      lines: [...before.map((line) => `-${line}`), ...after.map((line) => `+${line}`)],
+      inserted_tokens: tokenCount(after), deleted_tokens: tokenCount(before), change_ratio: 1, truncated: true,
+    }
+  }
+  const lines: string[] = []
+  let inserted = 0
+  let deleted = 0
+  for (const change of changes) {
+    if (change.added) {
+      inserted += tokenCount(change.value)
+      lines.push(...change.value.map((line) => `+${line}`))
+    } else if (change.removed) {
+      deleted += tokenCount(change.value)
+      lines.push(...change.value.map((line) => `-${line}`))
+    }
+  }
+  return {
+    lines, inserted_tokens: inserted, deleted_tokens: deleted,
+    change_ratio: ratio(inserted + deleted, tokenCount(before), tokenCount(after)), truncated: false,
+  }
+}
