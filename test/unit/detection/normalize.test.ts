@@ -1,7 +1,7 @@
 import t from 'tap'
 import { diffLines, MAX_EDIT_LENGTH } from '../../../domain/detection/diff.js'
 import { fingerprintOf, fingerprintVersion } from '../../../domain/detection/fingerprint.js'
-import { NORMALIZATION_VERSION, normalizeExtraction, normalizeHtml, normalizeJson } from '../../../domain/detection/normalize.js'
+import { NORMALIZATION_VERSION, normalizeExtraction, normalizeHtml, normalizeJson, type Normalized } from '../../../domain/detection/normalize.js'
 
 const page = (body: string) => `<html><head><title>t</title></head><body>${body}</body></html>`
 
@@ -40,7 +40,8 @@ t.test('extract mode: hook values only, run-varying metadata ignored', async (t)
   })
   t.same(run(10, 1), { ok: true, lines: ['offers[0].price: 10', 'title: "Shoe"'] })
   t.same(run(10, 7), run(10, 1), 'match counts and truncation are not content')
-  t.same(diffLines((run(10, 1) as { lines: string[] }).lines, (run(12, 1) as { lines: string[] }).lines).lines,
+  const linesOf = (n: Normalized) => (n.ok ? n.lines : [])
+  t.same(diffLines(linesOf(run(10, 1)), linesOf(run(12, 1))).lines,
     ['-offers[0].price: 10', '+offers[0].price: 12'], 'the diff names the field')
   t.same(normalizeExtraction(undefined), { ok: false, reason: 'no_extraction' })
 })
