@@ -1,6 +1,7 @@
 import { Schema } from 'effect'
 import { JobEvent } from './job/events.js'
 import { MonitorEvent } from './monitor/events.js'
+import { MonitorQuotaEvent } from './monitor/quota.js'
 import { OrgEvent } from './org/events.js'
 import { EmailClaimEvent, UserEvent } from './user/events.js'
 
@@ -22,6 +23,8 @@ const CATALOGUE = [
   /** `email-<sha256(lower-cased address)>`: the uniqueness guard of e-mail addresses. */
   category('email', EmailClaimEvent),
   category('monitor', MonitorEvent),
+  /** `monitor-quota-<org>`: the monitors an organization holds, claimed with the expected revision (plan limits). */
+  category('monitor-quota', MonitorQuotaEvent),
 ] as const
 
 type Catalogue = typeof CATALOGUE

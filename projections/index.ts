@@ -1,8 +1,9 @@
 import { auditProjection } from './audit.js'
 import { creditsProjection } from './credits.js'
 import { jobsProjection } from './jobs.js'
+import { monitorsProjection } from './monitors.js'
 import { orgsProjection } from './orgs.js'
 import type { Projection } from './projection.js'
 import { usersProjection } from './users.js'
 
-export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection, usersProjection]
+export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection, usersProjection, monitorsProjection]

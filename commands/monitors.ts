@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto'
+import { Effect } from 'effect'
+import { fold } from '../domain/decider.js'
+import { NotFound, ValidationFailed } from '../domain/errors.js'
+import { decodeEvent } from '../domain/events.js'
+import { monitorDecider, type MonitorCommand, type MonitorFields, type MonitorState } from '../domain/monitor/decider.js'
+import type { MonitorEvent, PauseReason } from '../domain/monitor/events.js'
+import { planProblems } from '../domain/monitor/plan-rules.js'
+import { monitorQuotaDecider, type MonitorQuotaCommand } from '../domain/monitor/quota.js'
+import type { Plan } from '../domain/plans.js'
+import { STREAMS } from '../domain/streams.js'
+import { EventStore, type EventMetadata } from '../ports/event-store.js'
+import { handle, type CommandContext } from './handle.js'
+
+type Live = Exclude<MonitorState, { status: 'none' }>
+
+export const loadMonitor = (monitorId: string) =>
+  Effect.gen(function* () {
+    const history = yield* (yield* EventStore).readStream(STREAMS.monitor.stream(monitorId))
+    return fold(monitorDecider, history.map((r) => decodeEvent(r.type, r.data) as MonitorEvent))
+  })
+
+/** The organization's monitor; another organization's, a deleted or a missing one is not found. */
+export const loadOwnMonitor = (orgId: string, monitorId: string) =>
+  Effect.flatMap(loadMonitor(monitorId), (state): Effect.Effect<Live, NotFound> =>
+    state.status === 'none' || state.status === 'deleted' || state.org_id !== orgId
+      ? Effect.fail(new NotFound({ resource: 'monitor', id: monitorId }))
+      : Effect.succeed(state))
+
+export const runMonitorCommand = (command: MonitorCommand, orgId: string, ctx: Omit<CommandContext, 'org_id'>) =>
+  handle(monitorDecider, STREAMS.monitor.stream(command.monitor_id), command, { ...ctx, org_id: orgId })
+
+const runQuotaCommand = (command: MonitorQuotaCommand, metadata: EventMetadata) =>
+  handle(monitorQuotaDecider, STREAMS['monitor-quota'].stream(command.org_id), command, { org_id: command.org_id, metadata })
+
+const checkPlan = (fields: Parameters<typeof planProblems>[0], plan: Plan, now: Date) =>
+  Effect.suspend(() => {
+    const problems = planProblems(fields, plan, now)
+    return problems.length > 0 ? Effect.fail(new ValidationFailed({ errors: problems })) : Effect.void
+  })
+
+export interface MonitorRequestContext {
+  readonly org_id: string
+  readonly plan: Plan
+  readonly now: Date
+  readonly metadata: EventMetadata
+}
+
+/** Checks the plan, claims a place under the plan's limits, then records the monitor. */
+export const createMonitor = (fields: MonitorFields, ctx: MonitorRequestContext) =>
+  Effect.gen(function* () {
+    yield* checkPlan(fields, ctx.plan, ctx.now)
+    const monitorId = `mon_${randomUUID().replaceAll('-', '')}`
+    const now = ctx.now.toISOString()
+    yield* runQuotaCommand({ _tag: 'ClaimPlace', org_id: ctx.org_id, monitor_id: monitorId, detection: fields.detection.enabled, plan: ctx.plan, now }, ctx.metadata)
+    const handled = yield* runMonitorCommand({ _tag: 'CreateMonitor', monitor_id: monitorId, org_id: ctx.org_id, fields, now }, ctx.org_id, { metadata: ctx.metadata })
+    return { monitor_id: monitorId, position: handled.position }
+  })
+
+/** Applies validated changes; the result must still fit the plan, and turning detection on claims a detection place. */
+export const updateMonitor = (monitorId: string, changes: Partial<MonitorFields>, ctx: MonitorRequestContext) =>
+  Effect.gen(function* () {
+    const current = yield* loadOwnMonitor(ctx.org_id, monitorId)
+    const next = { ...current, ...changes }
+    yield* checkPlan(next, ctx.plan, ctx.now)
+    const now = ctx.now.toISOString()
+    if (next.detection.enabled !== current.detection.enabled) {
+      yield* runQuotaCommand({ _tag: 'ClaimPlace', org_id: ctx.org_id, monitor_id: monitorId, detection: next.detection.enabled, plan: ctx.plan, now }, ctx.metadata)
+    }
+    return yield* runMonitorCommand({ _tag: 'UpdateMonitor', monitor_id: monitorId, changes, now }, ctx.org_id, { metadata: ctx.metadata })
+  })
+
+export const pauseMonitor = (monitorId: string, reason: PauseReason, detail: string, ctx: Omit<MonitorRequestContext, 'plan'>) =>
+  Effect.gen(function* () {
+    yield* loadOwnMonitor(ctx.org_id, monitorId)
+    return yield* runMonitorCommand({ _tag: 'PauseMonitor', monitor_id: monitorId, reason, detail, now: ctx.now.toISOString() }, ctx.org_id, { metadata: ctx.metadata })
+  })
+
+/** A monitor resumes only when it fits the current plan (after an upgrade or an edit). */
+export const resumeMonitor = (monitorId: string, ctx: MonitorRequestContext) =>
+  Effect.gen(function* () {
+    const current = yield* loadOwnMonitor(ctx.org_id, monitorId)
+    if (current.status === 'paused') yield* checkPlan(current, ctx.plan, ctx.now)
+    return yield* runMonitorCommand({ _tag: 'ResumeMonitor', monitor_id: monitorId, now: ctx.now.toISOString() }, ctx.org_id, { metadata: ctx.metadata })
+  })
+
+export const deleteMonitor = (monitorId: string, ctx: Omit<MonitorRequestContext, 'plan'>) =>
+  Effect.gen(function* () {
+    yield* loadOwnMonitor(ctx.org_id, monitorId)
+    const now = ctx.now.toISOString()
+    const handled = yield* runMonitorCommand({ _tag: 'DeleteMonitor', monitor_id: monitorId, now }, ctx.org_id, { metadata: ctx.metadata })
+    yield* runQuotaCommand({ _tag: 'ReleasePlace', org_id: ctx.org_id, monitor_id: monitorId, now }, ctx.metadata)
+    return handled
+  })
+
+/** A run now, outside the schedule, under the same overlap policy. */
+export const runMonitorNow = (monitorId: string, ctx: Omit<MonitorRequestContext, 'plan'>) =>
+  Effect.gen(function* () {
+    yield* loadOwnMonitor(ctx.org_id, monitorId)
+    const now = ctx.now.toISOString()
+    const runId = `run_${randomUUID().replaceAll('-', '').slice(0, 24)}`
+    const handled = yield* runMonitorCommand({ _tag: 'FireRun', monitor_id: monitorId, run_id: runId, trigger: 'manual', scheduled_for: now, missed: 0, now }, ctx.org_id, { metadata: ctx.metadata })
+    const fired = handled.events.find((e) => e._tag === 'MonitorRunFired')
+    return { run_id: fired ? runId : null, outcome: fired ? (fired.queued ? 'queued' as const : 'fired' as const) : 'skipped' as const, position: handled.position }
+  })
+
+/**
+ * After a plan change: pauses (reason `plan`) each of the given active monitors that no longer fits the plan, and the
+ * newest ones beyond the plan's monitor count. Answers the ids it paused.
+ */
+export const pauseMonitorsOverPlan = (monitorIds: readonly string[], ctx: MonitorRequestContext) =>
+  Effect.gen(function* () {
+    const paused: string[] = []
+    const states = yield* Effect.forEach(monitorIds, loadMonitor)
+    const active = states
+      .filter((s): s is Live => s.status === 'active' && s.org_id === ctx.org_id)
+    const allowed = ctx.plan.monitoring?.maxMonitors ?? 0
+    const now = ctx.now.toISOString()
+    for (const [index, monitor] of active.entries()) {
+      const problems = index >= allowed
+        ? [`the ${ctx.plan.name} plan allows ${allowed} monitors`]
+        : planProblems(monitor, ctx.plan, ctx.now).map((p) => p.message)
+      if (problems.length === 0) continue
+      yield* runMonitorCommand({ _tag: 'PauseMonitor', monitor_id: monitor.monitor_id, reason: 'plan', detail: problems.join('; '), now }, ctx.org_id, { metadata: ctx.metadata })
+      paused.push(monitor.monitor_id)
+    }
+    return paused
+  })

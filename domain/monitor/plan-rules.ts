@@ -1,0 +1,31 @@
+import { fieldError, type FieldError } from '../errors.js'
+import type { Plan } from '../plans.js'
+import { shortestGapSeconds } from '../schedule/gaps.js'
+import type { MonitorFields } from './decider.js'
+
+/** Every cron fires at whole minutes, so no gap is shorter than a minute: a one-minute floor needs no computation. */
+const CRON_RESOLUTION_SECONDS = 60
+
+/**
+ * The plan rules of SPEC 8 a monitor must meet (at creation, on update and after a plan change): monitoring in the
+ * plan, its engine in the plan, change detection in the plan, and no two fires closer than the plan's minimum interval
+ * over the coming year in the monitor's time zone. The count limits are the quota's (quota.ts).
+ */
+export const planProblems = (fields: Pick<MonitorFields, 'cron' | 'timezone' | 'job' | 'detection'>, plan: Plan, now: Date): FieldError[] => {
+  if (plan.monitoring === null) return [fieldError('plan', 'monitoring_not_in_plan', `the ${plan.name} plan does not include monitoring`)]
+  const problems: FieldError[] = []
+  if (!plan.engines.includes(fields.job.job_type)) {
+    problems.push(fieldError('job_type', 'job_type_not_in_plan', `the ${plan.name} plan does not include the ${fields.job.job_type} engine`))
+  }
+  if (fields.detection.enabled && plan.changeDetection === null) {
+    problems.push(fieldError('detection.enabled', 'detection_not_in_plan', `the ${plan.name} plan does not include change detection`))
+  }
+  const minimum = plan.monitoring.minIntervalSeconds
+  if (minimum > CRON_RESOLUTION_SECONDS) {
+    const shortest = shortestGapSeconds({ kind: 'cron', cron: fields.cron, timezone: fields.timezone }, now)
+    if (shortest < minimum) {
+      problems.push(fieldError('cron', 'interval_below_plan_minimum', `two runs of this schedule come ${shortest} seconds apart in ${fields.timezone}; the ${plan.name} plan's minimum interval is ${minimum} seconds`))
+    }
+  }
+  return problems
+}
