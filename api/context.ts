@@ -1,13 +1,14 @@
 import type { Effect } from 'effect'
 import type { Allowlist } from '../domain/address-policy.js'
 import type { BlobStore } from '../ports/blob-store.js'
+import type { Clock } from '../ports/clock.js'
 import type { DocumentStore } from '../ports/document-store.js'
 import type { EventStore } from '../ports/event-store.js'
 import type { HostResolver } from '../ports/host-resolver.js'
 import type { Usage } from '../ports/usage.js'
 import type { RateWindow } from './rate-window.js'
 
-export type ApiServices = EventStore | DocumentStore | BlobStore | Usage | HostResolver
+export type ApiServices = EventStore | DocumentStore | BlobStore | Usage | HostResolver | Clock
 
 /** What the HTTP layer needs from the process: a way to run effects, and settings. */
 export interface ApiContext {

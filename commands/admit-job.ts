@@ -22,6 +22,8 @@ export interface SubmitAdmittedJob {
   /** `block` rejects a job over a limit; `observe` admits it and reports the limits it exceeded. */
   readonly enforcement: 'block' | 'observe'
   readonly spec: JobSpec
+  /** The job's id when the caller names it (a scrape's job shares the scrape's id); a new one otherwise. */
+  readonly job_id?: string
   /** SSRF_ALLOWLIST: targets the submission-time DNS check lets through. */
   readonly allowlist: Allowlist
   readonly now: Date
@@ -87,7 +89,7 @@ export const submitAdmittedJob = (input: SubmitAdmittedJob) =>
       const used = yield* usage.snapshot(input.org_id, keyId, input.now)
       const breaches = jobAdmissionBreaches(PLANS[input.plan], input.key?.limits ?? NO_KEY_LIMITS, used, weight, input.spec.job_type, now)
       if (breaches.length > 0 && input.enforcement === 'block') return yield* Effect.fail(rejected(breaches, now))
-      const job = yield* submitJob({ org_id: input.org_id, api_key_id: keyId, spec: input.spec, now: input.now, metadata: input.metadata })
+      const job = yield* submitJob({ ...(input.job_id !== undefined ? { job_id: input.job_id } : {}), org_id: input.org_id, api_key_id: keyId, spec: input.spec, now: input.now, metadata: input.metadata })
       if (!job.requested) {
         // Another process admitted the same token first.
         const original = yield* replayed(job.job_id)

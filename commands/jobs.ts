@@ -10,6 +10,8 @@ import { EventStore, type EventMetadata } from '../ports/event-store.js'
 import { deterministicId, handle, type CommandContext } from './handle.js'
 
 export interface SubmitJob {
+  /** Chosen by the caller (ignored with an idempotency token, which derives the id); a new one otherwise. */
+  readonly job_id?: string
   readonly org_id: string
   readonly api_key_id: string | null
   readonly spec: JobSpec
@@ -25,7 +27,7 @@ export const idempotentJobId = (orgId: string, token: string) => deterministicId
 
 export const submitJob = (input: SubmitJob) =>
   Effect.gen(function* () {
-    const jobId = input.spec.idempotency_token !== undefined ? idempotentJobId(input.org_id, input.spec.idempotency_token) : randomUUID()
+    const jobId = input.spec.idempotency_token !== undefined ? idempotentJobId(input.org_id, input.spec.idempotency_token) : input.job_id ?? randomUUID()
     const command: JobCommand = {
       _tag: 'RequestJob', job_id: jobId, org_id: input.org_id, api_key_id: input.api_key_id, spec: input.spec, now: (input.now ?? new Date()).toISOString(),
     }

@@ -3,6 +3,7 @@ import { JobEvent } from './job/events.js'
 import { MonitorEvent } from './monitor/events.js'
 import { MonitorQuotaEvent } from './monitor/quota.js'
 import { OrgEvent } from './org/events.js'
+import { ScrapeEvent } from './scrape/events.js'
 import { EmailClaimEvent, UserEvent } from './user/events.js'
 
 /** One category of streams: its streams are named `<category>-<id>` and hold the events of one union. */
@@ -25,6 +26,8 @@ const CATALOGUE = [
   category('monitor', MonitorEvent),
   /** `monitor-quota-<org>`: the monitors an organization holds, claimed with the expected revision (plan limits). */
   category('monitor-quota', MonitorQuotaEvent),
+  /** `scrape-<id>`: an account-API scrape (its id is the id of the job doing the fetch). */
+  category('scrape', ScrapeEvent),
 ] as const
 
 type Catalogue = typeof CATALOGUE

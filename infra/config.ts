@@ -28,6 +28,8 @@ export interface Config {
   readonly sessionTtlSeconds: number
   readonly verificationTokenTtlSeconds: number
   readonly loginAttemptsPerMinute: number
+  /** SCRAPES_PER_MINUTE: per-user request rate of the account API's /scrapes routes. */
+  readonly scrapesPerMinute: number
   readonly loginFailuresBeforeBackoff: number
   /** Mail: every message is also written to DATA_DIR/outbox/; SMTP only when set. */
   readonly smtpUrl: string | null
@@ -154,6 +156,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     sessionTtlSeconds: Math.max(1, int(env.SESSION_TTL_SECONDS, 7 * 86_400, 'SESSION_TTL_SECONDS')),
     verificationTokenTtlSeconds: Math.max(1, int(env.VERIFICATION_TOKEN_TTL_SECONDS, 86_400, 'VERIFICATION_TOKEN_TTL_SECONDS')),
     loginAttemptsPerMinute: Math.max(1, int(env.LOGIN_ATTEMPTS_PER_MINUTE, 5, 'LOGIN_ATTEMPTS_PER_MINUTE')),
+    scrapesPerMinute: Math.max(1, int(env.SCRAPES_PER_MINUTE, 60, 'SCRAPES_PER_MINUTE')),
     loginFailuresBeforeBackoff: Math.max(1, int(env.LOGIN_FAILURES_BEFORE_BACKOFF, 5, 'LOGIN_FAILURES_BEFORE_BACKOFF')),
     smtpUrl: env.SMTP_URL || null,
     mailFrom: env.MAIL_FROM || `Scrapeworks <no-reply@${new URL(publicBaseUrl).hostname}>`,

@@ -9,6 +9,7 @@ import { fetcherRole } from './roles/fetcher.js'
 import { mailerRole } from './roles/mailer.js'
 import { ensureReadModelIndexes, projectorRole } from './roles/projector.js'
 import { relayRole } from './roles/relay.js'
+import { scrapeRecorderRole } from './roles/scrape-recorder.js'
 import { promiseRunner, type Run } from './runtime.js'
 
 /** What the started roles hand back: the HTTP server (api role) and the egress gateway (fetcher role). */
@@ -27,6 +28,7 @@ const rolesLayer = (config: Config, roles: readonly Role[], logger: Logger) => L
     if (roles.includes('relay')) yield* Effect.sequentialFinalizers(relayRole(logger, roles.length === 1))
     if (roles.includes('projector')) yield* Effect.sequentialFinalizers(projectorRole)
     const started = roles.includes('fetcher') ? yield* Effect.sequentialFinalizers(fetcherRole(config, logger)) : undefined
+    if (roles.includes('fetcher')) yield* Effect.sequentialFinalizers(scrapeRecorderRole(logger))
     if (roles.includes('mailer')) yield* Effect.sequentialFinalizers(mailerRole(config, logger))
     return started
   }))

@@ -1,5 +1,6 @@
 import { Cause, Effect, Exit, Option, Runtime } from 'effect'
 import type { BlobStore } from '../ports/blob-store.js'
+import type { Clock } from '../ports/clock.js'
 import type { DocumentStore } from '../ports/document-store.js'
 import type { EventLog, StoreLog } from '../ports/event-log.js'
 import type { EventStore } from '../ports/event-store.js'
@@ -8,7 +9,7 @@ import type { Mailer, MailOutbox } from '../ports/mail.js'
 import type { Usage } from '../ports/usage.js'
 
 /** Every port the application layer provides: what commands, projections and processors may require. */
-export type AppServices = EventStore | EventLog | StoreLog | DocumentStore | BlobStore | MailOutbox | Mailer | Usage | HostResolver
+export type AppServices = EventStore | EventLog | StoreLog | DocumentStore | BlobStore | MailOutbox | Mailer | Usage | HostResolver | Clock
 
 export type Run<R = AppServices> = <A, E>(effect: Effect.Effect<A, E, R>) => Promise<A>
 

@@ -4,6 +4,7 @@ import { jobsProjection } from './jobs.js'
 import { monitorsProjection } from './monitors.js'
 import { orgsProjection } from './orgs.js'
 import type { Projection } from './projection.js'
+import { scrapesProjection } from './scrapes.js'
 import { usersProjection } from './users.js'
 
-export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection, usersProjection, monitorsProjection]
+export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection, usersProjection, monitorsProjection, scrapesProjection]

@@ -1,4 +1,5 @@
 import type { Effect } from 'effect'
+import type { Allowlist } from '../../domain/address-policy.js'
 import type { MailOutbox } from '../../ports/mail.js'
 import type { ApiServices } from '../context.js'
 
@@ -15,5 +16,11 @@ export interface AccountContext {
     readonly loginFailuresBeforeBackoff: number
     /** True when PUBLIC_BASE_URL is https: the session cookie is then `Secure`. */
     readonly secureCookies: boolean
+    /** SCRAPES_PER_MINUTE: /scrapes requests (all methods together) one user may make per minute. */
+    readonly scrapesPerMinute: number
+    /** SSRF_ALLOWLIST: scrape targets the submission-time checks let through. */
+    readonly ssrfAllowlist: Allowlist
+    /** Lifetime of signed screenshot URLs. */
+    readonly artifactUrlTtlSeconds: number
   }
 }

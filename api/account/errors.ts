@@ -32,6 +32,7 @@ export const sendAccountError = (error: unknown, request: FastifyRequest, reply:
       case 'NotFound':
         return reply.code(404).send({ detail: `${error.resource}_not_found` })
       case 'LimitExceeded':
+      case 'AdmissionRejected':
         return reply.code(429)
           .header('X-RateLimit-Limit', String(error.limit))
           .header('X-RateLimit-Remaining', String(error.remaining))

@@ -10,14 +10,15 @@ import type { AccountContext } from './context.js'
 import { sendAccountError } from './errors.js'
 import { identityRoutes } from './identity.js'
 import { makeLoginBackoff } from './login-backoff.js'
-import { makeSessions } from './session.js'
+import { scrapeRoutes } from './scrapes.js'
+import { makeSessions, userOf } from './session.js'
 
 /** The cookie signing key is derived from the JWT secret with its own label, never the same key for two jobs. */
 const cookieSecret = (jwtSecret: string) => Buffer.from(hkdfSync('sha256', jwtSecret, 'scrapeworks', 'account-session-cookie', 32)).toString('base64url')
 
 /**
  * The account API family (SPEC 4.1): its own scope with cookies, JWTs, the login limit and its own error bodies.
- * Later account routes (/scrapes, /content-monitors) belong in this scope and reuse `sessions.requireUser`.
+ * Every authenticated account route (/api-keys, /scrapes, /content-monitors) reuses `sessions.requireUser`.
  */
 export const accountRoutes = async (app: FastifyInstance, account: AccountContext) => {
   app.setErrorHandler(sendAccountError)
@@ -39,4 +40,15 @@ export const accountRoutes = async (app: FastifyInstance, account: AccountContex
   const backoff = makeLoginBackoff({ ...DEFAULT_LOGIN_BACKOFF, freeFailures: account.settings.loginFailuresBeforeBackoff })
   await identityRoutes(app, account, sessions, loginLimit, backoff)
   await apiKeyRoutes(app, account, sessions)
+  // Runs after requireUser: the window is per user, whichever credential (token or cookie) they use.
+  const scrapeLimit = app.rateLimit({
+    max: account.settings.scrapesPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `scrapes:${userOf(request).user_id}`,
+    errorResponseBuilder: (_request, context) => new LimitExceeded({
+      code: 'scrape_rate_limited', message: 'too many /scrapes requests; retry later', limit: context.max, remaining: 0,
+      resetAt: Date.now() + context.ttl, retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
+    }),
+  })
+  await scrapeRoutes(app, account, sessions, scrapeLimit)
 }

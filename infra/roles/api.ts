@@ -24,6 +24,7 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
           verificationTokenTtlSeconds: config.verificationTokenTtlSeconds, loginAttemptsPerMinute: config.loginAttemptsPerMinute,
           loginFailuresBeforeBackoff: config.loginFailuresBeforeBackoff,
           secureCookies: config.publicBaseUrl.startsWith('https://'),
+          scrapesPerMinute: config.scrapesPerMinute, ssrfAllowlist: config.ssrfAllowlist, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds,
         },
       },
     })

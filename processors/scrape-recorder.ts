@@ -1,0 +1,40 @@
+import { Effect } from 'effect'
+import { jobEnd } from '../commands/job-ends.js'
+import { completeScrape } from '../commands/scrapes.js'
+import { STREAMS } from '../domain/streams.js'
+import { EventStore, type EventEnvelope } from '../ports/event-store.js'
+import type { Clock } from '../ports/clock.js'
+import { defineProcessor } from './processor.js'
+import type { Run } from './runner.js'
+
+/**
+ * Records every scrape's result, whether or not the request that asked for it is still waiting (it may have answered
+ * 504, or its process may have stopped), so no scrape stays pending. A scrape's job can end before its ScrapeRequested
+ * is appended, so both events lead here: whichever comes second in the log finds the other. Idempotent: the scrape
+ * records its first completion only.
+ */
+export const makeScrapeRecorder = (options: { readonly log: (message: string, detail?: unknown) => void }, run: Run<EventStore | Clock>) => {
+  const record = (scrapeId: string, envelope: EventEnvelope) => run(Effect.gen(function* () {
+    const scrape = yield* (yield* EventStore).readStream(STREAMS.scrape.stream(scrapeId))
+    if (scrape.length === 0) return // a v1 job, or a scrape whose ScrapeRequested comes later (handled then)
+    const end = yield* jobEnd(scrapeId)
+    if (end === null) return
+    yield* completeScrape(scrapeId, scrape[0]!.org_id, end.event, {
+      correlation_id: envelope.metadata.correlation_id, causation_id: envelope.event_id, actor: 'scrape-recorder',
+    })
+  }))
+  return defineProcessor({
+    name: 'processor.scrape-recorder',
+    categories: ['job', 'scrape'],
+    log: options.log,
+    handle: async (event, envelope) => {
+      switch (event._tag) {
+        case 'JobSucceeded':
+        case 'JobFailed':
+          return record(event.job_id, envelope)
+        case 'ScrapeRequested':
+          return record(event.job_id, envelope)
+      }
+    },
+  })
+}

@@ -1,0 +1,24 @@
+import type { Service } from './service.js'
+
+const PASSWORD = 'correct horse battery'
+let counter = 0
+
+/** A registered user of the account API and the headers that authenticate them (bearer token, or the session cookie). */
+export const signUp = async (svc: Service) => {
+  const email = `user${++counter}-${process.pid}-${Date.now()}@example.com`
+  const registered = await svc.api('POST', '/register', { body: { email, password: PASSWORD } })
+  if (registered.status !== 202) throw new Error(`register answered ${registered.status}`)
+  const token = await svc.api('POST', '/token', { body: { email, password: PASSWORD } })
+  if (token.status !== 200) throw new Error(`token answered ${token.status}`)
+  const bearer = { authorization: `Bearer ${token.body.access_token as string}` }
+  return {
+    email,
+    userId: token.body.user.id as string,
+    bearer,
+    /** Logs in and answers the session cookie header. */
+    session: async () => {
+      const login = await svc.api('POST', '/login', { body: { email, password: PASSWORD } })
+      return { cookie: login.headers.get('set-cookie')!.split(';')[0]! }
+    },
+  }
+}
