@@ -1,8 +1,10 @@
 /**
  * bench:light — N light jobs through the API (separate service process, embedded profile) against a local fixture
- * server, beside a raw impit fetch loop (no gateway, no service) against the same server in the same run.
+ * server, beside a raw fetch loop of the light tier's HTTP client (wreq-js with the same Chromium profile, no gateway,
+ * no service) against the same server in the same run.
  */
-import { Impit } from 'impit'
+import { createTransport, fetch as wreqFetch } from 'wreq-js'
+import { chromiumTransport, requestHeaders } from '../fetchers/light/chromium-profile.js'
 import { startFixtureSite } from '../test/fixtures/site.js'
 import { tempDataDir, waitFor } from '../test/helpers/service.js'
 import { runCli, spawnService } from '../test/helpers/process.js'
@@ -46,23 +48,25 @@ const runServiceJobs = async (count: number) => {
   return { seconds: (performance.now() - started) / 1000, latencies }
 }
 
-const runRawImpit = async (count: number) => {
+const runRawClient = async (count: number) => {
   const latencies: number[] = []
   const started = performance.now()
   await pool(count, CONCURRENCY, async () => {
     const t0 = performance.now()
-    const client = new Impit({ browser: 'chrome', followRedirects: false })
-    const res = await client.fetch(`${site.origin}/page`)
+    // As the light engine does: one transport per fetch, Chromium's headers, redirects not followed.
+    const transport = await createTransport(chromiumTransport)
+    const res = await wreqFetch(`${site.origin}/page`, { transport, headers: requestHeaders({}), disableDefaultHeaders: true, redirect: 'manual' })
     await res.text()
+    await transport.close()
     latencies.push(performance.now() - t0)
   })
   return { seconds: (performance.now() - started) / 1000, latencies }
 }
 
 await runServiceJobs(Math.min(30, N)) // warm-up
-await runRawImpit(Math.min(30, N))
+await runRawClient(Math.min(30, N))
 const svc = await runServiceJobs(N)
-const raw = await runRawImpit(N)
+const raw = await runRawClient(N)
 service.child.kill('SIGTERM')
 await service.exited
 await site.close()
@@ -71,5 +75,5 @@ const svcRate = N / svc.seconds
 const rawRate = N / raw.seconds
 console.log(`bench:light  jobs=${N} concurrency=${CONCURRENCY}`)
 console.log(`service  ${fmt(svcRate)} jobs/s   submit-to-result p50 ${fmt(percentile(svc.latencies, 50))} ms  p99 ${fmt(percentile(svc.latencies, 99))} ms`)
-console.log(`raw impit ${fmt(rawRate)} fetches/s  p50 ${fmt(percentile(raw.latencies, 50))} ms  p99 ${fmt(percentile(raw.latencies, 99))} ms`)
+console.log(`raw client ${fmt(rawRate)} fetches/s  p50 ${fmt(percentile(raw.latencies, 50))} ms  p99 ${fmt(percentile(raw.latencies, 99))} ms`)
 console.log(`ratio: ${(svcRate / rawRate).toFixed(2)}`)

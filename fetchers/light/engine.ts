@@ -1,4 +1,4 @@
-import { Impit, type ImpitResponse } from 'impit'
+import { createTransport, fetch as wreqFetch, type Response as WreqResponse } from 'wreq-js'
 import { checkTargetUrl, type Allowlist } from '../../domain/address-policy.js'
 import type { HttpMethod, JobSpec } from '../../domain/job/spec.js'
 import { failure, type Engine, type EngineOutcome } from '../engine.js'
@@ -6,10 +6,11 @@ import { commonArtifacts, isHtml } from '../page-artifacts.js'
 import { jobManifest, jobTiming, type ObservedResponse } from '../manifest.js'
 import { BodyRefused } from '../body-limit.js'
 import { discardBody, readResponseBody } from './response-body.js'
+import { CHROMIUM_MAJOR, chromiumTransport, requestHeaders } from './chromium-profile.js'
 import { EGRESS_DENIED_HEADER, EGRESS_ERROR_HEADER, isGatewayFailureStatus } from '../egress/gateway-answers.js'
 
-/** What the light tier presents to targets: Chrome's TLS ClientHello, HTTP/2 settings and header order (impit). */
-export const IMPERSONATED_BROWSER = 'chrome'
+/** What the light tier presents to targets (chromium-profile.ts): recorded in each job's manifest. */
+export const IMPERSONATED_BROWSER = `chromium_${CHROMIUM_MAJOR}`
 
 export interface LightEngineOptions {
   /** The egress gateway every request is sent through. */
@@ -26,7 +27,7 @@ class JobFailure extends Error {
 const redirectMethod = (status: number, method: HttpMethod): HttpMethod =>
   status === 303 || ((status === 301 || status === 302) && method === 'POST') ? 'GET' : method
 
-const headersOf = (response: ImpitResponse): Record<string, string> => {
+const headersOf = (response: WreqResponse): Record<string, string> => {
   const out: Record<string, string> = {}
   response.headers.forEach((value, name) => { out[name] = name in out ? `${out[name]}, ${value}` : value })
   return out
@@ -52,9 +53,9 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
     const started = Date.now()
     const timeoutSignal = AbortSignal.timeout(spec.timeout_ms)
     const combined = AbortSignal.any([signal, timeoutSignal])
-    // One client per job: its cookie jar and connection pool belong to this job only.
-    const client = new Impit({ browser: IMPERSONATED_BROWSER, proxyUrl: options.proxyUrl, followRedirects: false })
-    const baseHeaders = { ...(spec.headers ?? {}), ...(spec.user_agent ? { 'user-agent': spec.user_agent } : {}) }
+    // One transport per job: its connection pool belongs to this job only. Requests keep no cookies (ephemeral).
+    const transport = await createTransport({ ...chromiumTransport, proxy: options.proxyUrl })
+    const headers = requestHeaders({ ...(spec.headers ?? {}), ...(spec.user_agent ? { 'user-agent': spec.user_agent } : {}) })
     const policy = spec.retry_policy
     let attempt = 0
     let redirects: Hop[] = []
@@ -76,12 +77,12 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
         let url = spec.target_url
         let method: HttpMethod = spec.method
         let body = spec.body ?? undefined
-        let response: ImpitResponse
+        let response: WreqResponse
         try {
           for (;;) {
             const sentAt = Date.now()
-            response = await client.fetch(url, {
-              method, headers: baseHeaders, ...(body !== undefined ? { body } : {}),
+            response = await wreqFetch(url, {
+              transport, method, headers, disableDefaultHeaders: true, redirect: 'manual', ...(body !== undefined ? { body } : {}),
               timeout: Math.max(1, spec.timeout_ms - (Date.now() - started)), signal: combined,
             })
             ttfbMs = Date.now() - sentAt
@@ -134,6 +135,8 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
       if (signal.aborted) throw new Error('job abandoned: shutting down')
       const failed = classifyError(error, timeoutSignal.aborted)
       return failure(failed.reason, failed.message, { manifest: manifest() })
+    } finally {
+      await transport.close()
     }
   }
 

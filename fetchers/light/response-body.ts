@@ -1,16 +1,16 @@
 import { pipeline, Readable, Transform } from 'node:stream'
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
 import zlib from 'node:zlib'
-import type { ImpitResponse } from 'impit'
+import type { Response as WreqResponse } from 'wreq-js'
 import { BodyRefused, bodyTooLarge, collectLimited, MAX_BODY_BYTES } from '../body-limit.js'
 
 /**
- * impit decodes a body itself, as a stream, only when Content-Encoding is exactly one of these (lower case);
+ * The HTTP client (wreq-js) decodes a body itself, as a stream, only when Content-Encoding is exactly one of these (lower case);
  * any other value (a list such as `gzip, br`, `GZIP`, `x-gzip`) reaches us as sent.
  */
-const DECODED_BY_IMPIT = new Set(['gzip', 'deflate', 'br', 'zstd'])
+const DECODED_BY_CLIENT = new Set(['gzip', 'deflate', 'br', 'zstd'])
 
-/** Decoders for codings impit leaves to us. Node 20's zlib has no zstd: a zstd layer inside a list is refused. */
+/** Decoders for codings the client leaves to us. Node 20's zlib has no zstd: a zstd layer inside a list is refused. */
 const NODE_DECODERS: Readonly<Record<string, () => Transform>> = {
   gzip: () => zlib.createGunzip(),
   'x-gzip': () => zlib.createGunzip(),
@@ -25,7 +25,7 @@ const codingsOf = (header: string) => header.split(',').map((c) => c.trim().toLo
  * keep as sent (unknown codings such as `compress` are stored as received, as before).
  */
 const decodersFor = (header: string | null): (() => Transform)[] => {
-  if (header === null || DECODED_BY_IMPIT.has(header.trim())) return []
+  if (header === null || DECODED_BY_CLIENT.has(header.trim())) return []
   const codings = codingsOf(header)
   if (codings.some((c) => c === 'zstd')) {
     throw new BodyRefused('content_encoding_error', `Content-Encoding '${header.slice(0, 100)}' cannot be decoded: zstd is decoded only as the sole coding`)
@@ -34,10 +34,10 @@ const decodersFor = (header: string | null): (() => Transform)[] => {
   return codings.reverse().map((c) => NODE_DECODERS[c]!)
 }
 
-/** Corrupt compressed data, whether impit's decoder or one of ours found it; other errors (a reset, a timeout) pass. */
+/** Corrupt compressed data, whether the client's decoder or one of ours found it; other errors (a reset, a timeout) pass. */
 const isDecodingError = (error: unknown) => {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
-  return (typeof code === 'string' && /^Z_|BROTLI|_ERROR_FORMAT/.test(code)) || (typeof message === 'string' && /kind: Decode/.test(message))
+  return (typeof code === 'string' && /^Z_|BROTLI|_ERROR_FORMAT/.test(code)) || (typeof message === 'string' && /error decoding response body/.test(message))
 }
 
 const asBodyFailure = (error: unknown): unknown =>
@@ -47,7 +47,7 @@ const asBodyFailure = (error: unknown): unknown =>
  * Reads a response body, decoded, as a stream: stops and drops the connection as soon as more than
  * MAX_BODY_BYTES arrived (before or after decoding), so memory per job stays bounded whatever the compression ratio.
  */
-export const readResponseBody = async (response: ImpitResponse): Promise<Uint8Array> => {
+export const readResponseBody = async (response: WreqResponse): Promise<Uint8Array> => {
   const declared = Number(response.headers.get('content-length') ?? '0')
   if (declared > MAX_BODY_BYTES) { await discardBody(response); throw bodyTooLarge() }
   let decoders: (() => Transform)[]
@@ -57,11 +57,12 @@ export const readResponseBody = async (response: ImpitResponse): Promise<Uint8Ar
     await discardBody(response)
     throw error
   }
-  if (decoders.length === 0) return collectLimited(response.body).catch((error: unknown) => { throw asBodyFailure(error) })
+  const body = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() })
+  if (decoders.length === 0) return collectLimited(body).catch((error: unknown) => { throw asBodyFailure(error) })
   // The encoded bytes are bounded too, then the decoded output; the pipeline destroys every stage when one fails
   // or when the reader stops early, so no decoder keeps inflating behind our back.
   const stages = [encodedLimit(), ...decoders.map((make) => make())]
-  pipeline([Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), ...stages], () => {})
+  pipeline([Readable.fromWeb(body as NodeReadableStream<Uint8Array>), ...stages], () => {})
   return collectLimited(stages[stages.length - 1]!).catch((error: unknown) => { throw asBodyFailure(error) })
 }
 
@@ -77,6 +78,6 @@ const encodedLimit = () => {
 }
 
 /** Drops a body we do not keep (redirect hops, retried answers) without reading, let alone decoding, it. */
-export const discardBody = async (response: ImpitResponse): Promise<void> => {
-  await response.body.cancel().catch(() => undefined)
+export const discardBody = async (response: WreqResponse): Promise<void> => {
+  await response.body?.cancel().catch(() => undefined)
 }
