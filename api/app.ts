@@ -11,6 +11,7 @@ import { downloadRoutes } from './downloads.js'
 import { declareCommonResponses } from './declared-responses.js'
 import { ErrorBodySchema, sendClientError, sendError, sendFrameworkError } from './errors.js'
 import { makeMethodIndex } from './method-not-allowed.js'
+import { observeRequests, type ApiMetrics } from './metrics.js'
 import { capConnectionsPerAddress, DEFAULT_SERVER_LIMITS, serverTimeoutOptions, type ServerLimits } from './server-limits.js'
 import { correlationIdOf } from './event-metadata.js'
 import { JobRequestSchema } from './v1/job-request-schema.js'
@@ -27,6 +28,8 @@ export interface AppOptions {
   readonly account?: AccountContext
   /** Timeouts for slow clients and the per-address connection cap; DEFAULT_SERVER_LIMITS when absent. */
   readonly serverLimits?: ServerLimits
+  /** Request counts and latencies are reported here, and `/metrics` served when it has an exposition. */
+  readonly metrics?: ApiMetrics
 }
 
 /**
@@ -48,6 +51,8 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
     // One correlation-id source: the request id doubles as the correlation id of the events the request causes.
     requestIdHeader: false,
     genReqId: correlationIdOf,
+    // Each request's log lines carry it under the same name as the events' metadata, so logs and events join.
+    requestIdLogLabel: 'correlation_id',
     ...serverTimeoutOptions(limits),
     clientErrorHandler: sendClientError,
     frameworkErrors: sendFrameworkError,
@@ -64,6 +69,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
     methods.add(route)
   })
   app.setNotFoundHandler(methods.notFound)
+  if (options.metrics) observeRequests(app, options.metrics)
 
   app.addSchema(ErrorBodySchema)
   app.addSchema(JobRequestSchema)

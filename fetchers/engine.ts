@@ -25,6 +25,8 @@ export interface EngineRequest {
 export interface Engine {
   readonly tier: JobType
   readonly run: (request: EngineRequest) => Promise<EngineOutcome>
+  /** Browser tiers: processes open in the pool and recycled so far (reported as metrics). */
+  readonly browsers?: () => { readonly open: number; readonly recycled: number }
   readonly close: () => Promise<void>
 }
 

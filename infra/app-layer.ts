@@ -13,6 +13,7 @@ import { EventStoreDbLive } from './eventstoredb/event-store.js'
 import { systemHostResolver } from './host-resolver.js'
 import { KafkaClusterLive } from './kafka/client.js'
 import { KafkaEventLogLive } from './kafka/event-log.js'
+import { MetricsLive } from './metrics/layer.js'
 import { DocumentCheckpointedStoreLogLive } from './log/document-checkpoints.js'
 import { MailLive } from './mail/index.js'
 import { MongoDocumentStoreLive } from './mongo/document-store.js'
@@ -69,5 +70,7 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
   const ports = Layer.mergeAll(eventLog, blobs, mail, UsageFromCounters, hostResolver, clock)
     .pipe(Layer.provideMerge(eventStore), Layer.provideMerge(documents))
   // Every append of the process goes through the sealing store; the store's own log reads the raw one.
-  return SealingEventStore(new SecretBox(config.signingSecret)).pipe(Layer.provideMerge(ports))
+  const sealed = SealingEventStore(new SecretBox(config.signingSecret)).pipe(Layer.provideMerge(ports))
+  // The metrics registry; its decorated logs (reporting each subscriber's checkpoint) replace the plain ones.
+  return MetricsLive.pipe(Layer.provideMerge(sealed))
 }

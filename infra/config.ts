@@ -43,6 +43,8 @@ export interface Config {
   /** HTTP_*: timeouts for slow clients and the per-address connection cap of the API server. */
   readonly serverLimits: ServerLimits
   readonly recipes: RecipeSettings
+  /** METRICS_PORT: `/metrics` on a listener of its own (any role); unset, it is served on the API port (api role only). */
+  readonly metricsPort: number | null
 }
 
 export interface RecipeSettings {
@@ -142,6 +144,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     trustProxy: env.TRUST_PROXY === 'true' ? true : env.TRUST_PROXY || false,
     catchUpPollMs: Math.max(5, int(env.CATCH_UP_POLL_MS, 50, 'CATCH_UP_POLL_MS')),
     serverLimits: loadServerLimits(env),
+    metricsPort: env.METRICS_PORT ? int(env.METRICS_PORT, 0, 'METRICS_PORT') : null,
     recipes: { catalogue: loadRecipeCatalogue(env.RECIPES_DIR || DEFAULT_RECIPES_DIR), overrides: parseOriginOverrides(env.RECIPE_ORIGIN_OVERRIDES) },
     browser: {
       chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',

@@ -1,9 +1,11 @@
+import type { Server } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { Context, Effect, Layer, ManagedRuntime } from 'effect'
 import type { EgressGateway } from '../fetchers/egress/types.js'
 import { appLayer, type AppLayerOptions } from './app-layer.js'
 import type { Config, Role } from './config.js'
 import type { Logger } from './logger.js'
+import { metricsListener } from './metrics/listener.js'
 import { apiRole } from './roles/api.js'
 import { fetcherRole } from './roles/fetcher.js'
 import { mailerRole } from './roles/mailer.js'
@@ -16,6 +18,8 @@ import { promiseRunner, type Run } from './runtime.js'
 export class StartedRoles extends Context.Tag('StartedRoles')<StartedRoles, {
   readonly app?: FastifyInstance
   readonly gateway?: EgressGateway
+  /** The metrics listener, when METRICS_PORT gives it a port of its own. */
+  readonly metricsServer?: Server
 }>() {}
 
 /**
@@ -32,8 +36,9 @@ const rolesLayer = (config: Config, roles: readonly Role[], logger: Logger) => L
     if (roles.includes('mailer')) yield* Effect.sequentialFinalizers(mailerRole(config, logger))
     return started
   }))
+  const metricsServer = config.metricsPort === null ? undefined : yield* metricsListener(config.metricsPort, config.host)
   const app = roles.includes('api') ? yield* apiRole(config) : undefined
-  return { ...(app ? { app } : {}), ...(gateway ? { gateway } : {}) }
+  return { ...(app ? { app } : {}), ...(gateway ? { gateway } : {}), ...(metricsServer ? { metricsServer } : {}) }
 }))
 
 /** One process: the configured adapters plus the selected roles, as one layer (one ManagedRuntime). */
@@ -43,6 +48,7 @@ export const processLayer = (config: Config, roles: readonly Role[], logger: Log
 export interface RunningProcess {
   readonly app?: FastifyInstance
   readonly gateway?: EgressGateway
+  readonly metricsServer?: Server
   /** Runs an effect on the process's services (commands, queries). */
   readonly run: Run
   /** Graceful shutdown: stop accepting requests, abandon in-flight jobs (they run again after restart), close stores. */

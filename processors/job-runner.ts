@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import { Effect } from 'effect'
 import { loadJob, runJobCommand } from '../commands/jobs.js'
+import { creditsCharged, jobCreditWeight, type JobCommand } from '../domain/job/decider.js'
 import type { JobType } from '../domain/job/spec.js'
 import type { ArtifactRecord } from '../domain/job/events.js'
 import { failure, type Engine, type EngineArtifact } from '../fetchers/engine.js'
 import { jobManifest, jobTiming } from '../fetchers/manifest.js'
 import { BlobStore } from '../ports/blob-store.js'
 import type { EventEnvelope, EventStore } from '../ports/event-store.js'
+import type { MetricsService } from '../ports/metrics.js'
 import { defineProcessor } from './processor.js'
 import { runRecipeJob, type RecipeRunOptions } from './recipe-run.js'
 import type { Run } from './runner.js'
@@ -17,6 +19,8 @@ export interface JobRunnerOptions {
   readonly log: (message: string, detail?: unknown) => void
   /** The recipes this fetcher runs (jobs with a recipe block); without it such jobs fail with engine_unavailable. */
   readonly recipes?: RecipeRunOptions
+  /** Where finished jobs are counted (tier, outcome, duration, credits). */
+  readonly metrics?: MetricsService
 }
 
 export const artifactKey = (orgId: string, jobId: string, artifactId: string) => `jobs/${orgId}/${jobId}/${artifactId}`
@@ -52,29 +56,42 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
     if (state.status === 'none' || state.status === 'succeeded' || state.status === 'failed') return
     const engine = options.engines[state.spec.job_type]
     const now = () => new Date().toISOString()
-    const finish = (effect: ReturnType<typeof runJobCommand>) =>
-      run(effect.pipe(Effect.catchTag('StateConflict', () => Effect.void), Effect.asVoid))
+    const startedAt = performance.now()
+    // Only the worker whose terminal event was appended counts the job: a lost race (StateConflict) counts nothing.
+    const finish = async (command: JobCommand) => {
+      const appended = await run(runJobCommand(command, state.org_id, ctx(envelope)).pipe(
+        Effect.as(true), Effect.catchTag('StateConflict', () => Effect.succeed(false)),
+      ))
+      if (!appended) return
+      const succeeded = command._tag === 'SucceedJob'
+      options.metrics?.jobFinished({
+        tier: state.spec.job_type, outcome: succeeded ? 'succeeded' : 'failed', seconds: (performance.now() - startedAt) / 1000,
+        credits: creditsCharged({ succeeded, recipe: 'recipe' in command ? command.recipe : undefined }, jobCreditWeight(state.spec)),
+      })
+    }
 
     const recipeBlock = state.spec.recipe
     if (!engine || (recipeBlock && !options.recipes)) {
-      await finish(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope)))
+      await run(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope)).pipe(
+        Effect.catchTag('StateConflict', () => Effect.void),
+      ))
       const manifest = jobManifest({ egress: null, engine: { tier: state.spec.job_type }, timing: null, response: null })
-      await finish(runJobCommand({ _tag: 'FailJob', job_id: jobId, failure_reason: 'engine_unavailable', message: `the ${state.spec.job_type} engine is not available on this deployment`, manifest, now: now() }, state.org_id, ctx(envelope)))
+      await finish({ _tag: 'FailJob', job_id: jobId, failure_reason: 'engine_unavailable', message: `the ${state.spec.job_type} engine is not available on this deployment`, manifest, now: now() })
       return
     }
     await run(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope)))
     if (recipeBlock && options.recipes) {
       const command = await runRecipeJob(jobId, { ...state.spec, recipe: recipeBlock }, engine, options.recipes, shutdown.signal, now)
       if (shutdown.signal.aborted) throw new Error('abandoned at shutdown')
-      await finish(runJobCommand(command, state.org_id, ctx(envelope)))
+      await finish(command)
       return
     }
-    const startedAt = Date.now()
+    const engineStartedAt = Date.now()
     const outcome = await engine.run({ job_id: jobId, spec: state.spec, signal: shutdown.signal }).catch((error: unknown) => {
       if (shutdown.signal.aborted) throw error
       options.log(`engine ${engine.tier} crashed on job ${jobId}`, error)
       return failure('engine_error', 'the engine failed unexpectedly', {
-        manifest: jobManifest({ egress: null, engine: { tier: engine.tier }, timing: jobTiming(startedAt), response: null }),
+        manifest: jobManifest({ egress: null, engine: { tier: engine.tier }, timing: jobTiming(engineStartedAt), response: null }),
       })
     })
     if (shutdown.signal.aborted) throw new Error('abandoned at shutdown')
@@ -85,7 +102,7 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
         _tag: 'FailJob' as const, job_id: jobId, failure_reason: outcome.failure_reason, message: outcome.message,
         ...(outcome.manifest ? { manifest: outcome.manifest } : {}), artifacts, now: now(),
       }
-    await finish(runJobCommand(command, state.org_id, ctx(envelope)))
+    await finish(command)
   }
 
   return {

@@ -1,4 +1,5 @@
 import { Effect } from 'effect'
+import { creditsCharged } from '../domain/job/decider.js'
 import { dayOf, monthOf } from '../domain/limits.js'
 import type { EventEnvelope } from '../ports/event-store.js'
 import { collection, defineProjection, getDoc, updateDoc, type Collection, type Stored } from './projection.js'
@@ -90,9 +91,8 @@ export const creditsProjection = defineProjection({
           const job = yield* getDoc(CREDIT_JOBS, event.job_id)
           if (!job) return
           const { org_id: orgId, weight } = job
-          // A recipe run is charged what its runner recorded (billed outcomes only, pages fetched for page-billed
-          // recipes, never above its reservation); any other job its weight when it succeeded. The reservation is released.
-          const charge = event.recipe ? Math.min(weight, event.recipe.credits_charged) : event._tag === 'JobSucceeded' ? weight : 0
+          // The reservation is released; the charge follows the one rule in the domain.
+          const charge = creditsCharged({ succeeded: event._tag === 'JobSucceeded', recipe: event.recipe }, weight)
           const month = monthOf(event.finished_at)
           yield* Effect.all([
             add(USAGE_COUNTERS, orgCounterId(orgId), envelope, { active_jobs: -1, reserved_credits: -weight }, { org_id: orgId }),

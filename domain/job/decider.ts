@@ -23,6 +23,13 @@ export type JobError = NotFound | StateConflict
 /** Credits a job reserves while it runs (and costs at most): a recipe run its reservation, any other job its engine weight. */
 export const jobCreditWeight = (spec: JobSpec) => (spec.recipe ? recipeReservation(spec.recipe) : CREDIT_WEIGHTS[spec.job_type])
 
+/**
+ * Credits a finished job costs: a recipe run what its runner recorded (never above its reservation), any other job
+ * its weight when it succeeded; failed jobs cost nothing.
+ */
+export const creditsCharged = (outcome: { readonly succeeded: boolean; readonly recipe?: { readonly credits_charged: number } | undefined }, weight: number) =>
+  outcome.recipe ? Math.min(weight, outcome.recipe.credits_charged) : outcome.succeeded ? weight : 0
+
 const finished = (s: JobState) => s.status === 'succeeded' || s.status === 'failed'
 
 export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {

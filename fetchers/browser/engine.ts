@@ -192,6 +192,7 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
   return {
     tier: tier.tier,
     run: (request) => run(request.spec, request.signal),
+    browsers: () => ({ open: tier.pool.stats().length, recycled: tier.pool.recycles }),
     close: async () => {
       await tier.pool.close()
       await tier.close?.()

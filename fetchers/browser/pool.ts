@@ -63,6 +63,8 @@ export class BrowserPool<P> {
   #serial = 0
   #closed = false
   launches = 0
+  /** Processes retired for their page count or memory growth (replaced by a fresh one on the next job). */
+  recycles = 0
 
   constructor(options: BrowserPoolOptions<P>) {
     this.#options = options
@@ -155,6 +157,7 @@ export class BrowserPool<P> {
 
   /** No new job goes to this process; it closes once its running jobs are done (the last release closes it). */
   async #retire(entry: Entry): Promise<void> {
+    if (!entry.retiring) this.recycles += 1
     entry.retiring = true
     if (entry.active === 0) await this.#closeEntry(entry)
   }

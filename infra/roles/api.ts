@@ -2,12 +2,14 @@ import { Effect, Option } from 'effect'
 import { buildApp } from '../../api/app.js'
 import { DownloadVerifier } from '../blob/local-folder.js'
 import type { Config } from '../config.js'
+import { Prometheus } from '../metrics/layer.js'
 import { currentRunner } from '../runtime.js'
 
 /** The api role: the HTTP server, listening until the scope closes (then it stops taking requests first). */
 export const apiRole = (config: Config) => Effect.gen(function* () {
   const run = yield* currentRunner
   const verifyDownload = yield* Effect.serviceOption(DownloadVerifier)
+  const metrics = yield* Prometheus
   const build = async () => {
     const app = await buildApp({
       run,
@@ -17,6 +19,8 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
       trustProxy: config.trustProxy,
       serverLimits: config.serverLimits,
+      // Served here unless METRICS_PORT gives /metrics a listener of its own.
+      metrics: { observe: metrics.httpRequest, ...(config.metricsPort === null ? { exposition: metrics } : {}) },
       account: {
         run,
         settings: {
