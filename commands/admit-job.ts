@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
-import { checkResolvedTarget, hostToResolve, type Allowlist } from '../domain/address-policy.js'
-import { AdmissionRejected, fieldError, ValidationFailed } from '../domain/errors.js'
+import type { Allowlist } from '../domain/address-policy.js'
+import { AdmissionRejected } from '../domain/errors.js'
 import type { JobRequested } from '../domain/job/events.js'
 import type { JobSpec } from '../domain/job/spec.js'
 import { dayOf, jobAdmissionBreaches, retryAfterSeconds, type LimitBreach } from '../domain/limits.js'
@@ -9,9 +9,9 @@ import { jobCreditWeight } from '../domain/job/decider.js'
 import { PLANS, type PlanName } from '../domain/plans.js'
 import { STREAMS } from '../domain/streams.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
-import { HostResolver } from '../ports/host-resolver.js'
 import { Usage } from '../ports/usage.js'
 import { idempotentJobId, submitJob } from './jobs.js'
+import { checkUrlResolution } from './url-resolution.js'
 
 /** A job submission that must fit the organization's plan and the submitting key's limits. */
 export interface SubmitAdmittedJob {
@@ -53,16 +53,6 @@ const requestedPosition = (jobId: string) =>
     return history[0]?.position ?? null
   })
 
-/** Refuses a target whose host name resolves only to forbidden addresses (the egress gateway checks again at connect time). */
-const checkTargetResolution = (spec: JobSpec, allowlist: Allowlist) =>
-  Effect.gen(function* () {
-    const url = new URL(spec.target_url)
-    const host = hostToResolve(url, allowlist)
-    if (host === null) return
-    const addresses = yield* (yield* HostResolver).resolve(host)
-    const checked = checkResolvedTarget(url, addresses ?? [], allowlist)
-    if (!checked.ok) return yield* Effect.fail(new ValidationFailed({ errors: [fieldError('target_url', checked.code, checked.message)] }))
-  })
 
 /**
  * Admission: the one way a job is submitted (API, monitor runs, recipe runs). Replays an idempotent submission,
@@ -77,7 +67,7 @@ export const submitAdmittedJob = (input: SubmitAdmittedJob) =>
       position === null ? null : { _tag: 'Replayed' as const, job_id: jobId, position })
     const earlier = token === undefined ? null : yield* replayed(idempotentJobId(input.org_id, token))
     if (earlier) return earlier
-    yield* checkTargetResolution(input.spec, input.allowlist)
+    yield* checkUrlResolution(new URL(input.spec.target_url), input.allowlist, 'target_url', 'unsafe_target_url')
 
     return yield* usage.serialized(input.org_id, Effect.gen(function* () {
       // Another submission with the same token may have been admitted while this one waited.

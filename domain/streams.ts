@@ -5,6 +5,7 @@ import { MonitorQuotaEvent } from './monitor/quota.js'
 import { OrgEvent } from './org/events.js'
 import { ScrapeEvent } from './scrape/events.js'
 import { EmailClaimEvent, UserEvent } from './user/events.js'
+import { WebhookDeliveryEvent, WebhookEndpointEvent } from './webhook/events.js'
 
 /** One category of streams: its streams are named `<category>-<id>` and hold the events of one union. */
 const category = <const Name extends string, Events extends Schema.Schema.AnyNoContext>(name: Name, events: Events) => ({
@@ -28,6 +29,9 @@ const CATALOGUE = [
   category('monitor-quota', MonitorQuotaEvent),
   /** `scrape-<id>`: an account-API scrape (its id is the id of the job doing the fetch). */
   category('scrape', ScrapeEvent),
+  category('webhook-endpoint', WebhookEndpointEvent),
+  /** `webhook-delivery-<id>`, the id derived from (endpoint, source event): one webhook event owed to one endpoint. */
+  category('webhook-delivery', WebhookDeliveryEvent),
 ] as const
 
 type Catalogue = typeof CATALOGUE

@@ -5,8 +5,9 @@ import { DEFAULT_SERVER_LIMITS, type ServerLimits } from '../api/server-limits.j
 import { parseAllowlist, type Allowlist } from '../domain/address-policy.js'
 import { parseOriginOverrides, type OriginOverrides, type RecipeCatalogue } from '../domain/recipe/catalogue.js'
 import { DEFAULT_RECIPES_DIR, loadRecipeCatalogue } from './recipes.js'
+import { DEFAULT_RETRY_LADDER, parseRetryLadder } from '../domain/webhook/retry-ladder.js'
 
-export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer'] as const
+export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer', 'webhooks'] as const
 export type Role = (typeof ROLES)[number]
 
 export interface Config {
@@ -45,6 +46,8 @@ export interface Config {
   readonly recipes: RecipeSettings
   /** METRICS_PORT: `/metrics` on a listener of its own (any role); unset, it is served on the API port (api role only). */
   readonly metricsPort: number | null
+  /** WEBHOOK_*: the webhooks role's retry ladder, answer deadline, parallel deliveries and look-again interval. */
+  readonly webhooks: WebhookConfig
 }
 
 export interface RecipeSettings {
@@ -52,6 +55,15 @@ export interface RecipeSettings {
   readonly catalogue: RecipeCatalogue
   /** RECIPE_ORIGIN_OVERRIDES: real origins served by local ones (testing and mirroring; the egress gateway still applies). */
   readonly overrides: OriginOverrides
+}
+
+export interface WebhookConfig {
+  /** WEBHOOK_RETRY_SCHEDULE (comma-separated seconds); the default ladder otherwise. */
+  readonly retryLadder: readonly number[]
+  /** WEBHOOK_TIMEOUT_MS (10000): a receiver answering later has failed the attempt. */
+  readonly timeoutMs: number
+  readonly concurrency: number
+  readonly pollMs: number
 }
 
 /** Browser tiers (standard, stealth): each engine has its own pool of browser processes. */
@@ -146,6 +158,12 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     serverLimits: loadServerLimits(env),
     metricsPort: env.METRICS_PORT ? int(env.METRICS_PORT, 0, 'METRICS_PORT') : null,
     recipes: { catalogue: loadRecipeCatalogue(env.RECIPES_DIR || DEFAULT_RECIPES_DIR), overrides: parseOriginOverrides(env.RECIPE_ORIGIN_OVERRIDES) },
+    webhooks: {
+      retryLadder: env.WEBHOOK_RETRY_SCHEDULE ? parseRetryLadder(env.WEBHOOK_RETRY_SCHEDULE) : DEFAULT_RETRY_LADDER,
+      timeoutMs: Math.max(1, int(env.WEBHOOK_TIMEOUT_MS, 10_000, 'WEBHOOK_TIMEOUT_MS')),
+      concurrency: Math.max(1, int(env.WEBHOOK_CONCURRENCY, 16, 'WEBHOOK_CONCURRENCY')),
+      pollMs: Math.max(10, int(env.WEBHOOK_POLL_MS, 500, 'WEBHOOK_POLL_MS')),
+    },
     browser: {
       chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
       poolSize: Math.max(1, int(env.BROWSER_POOL_SIZE, 2, 'BROWSER_POOL_SIZE')),

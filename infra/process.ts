@@ -12,6 +12,7 @@ import { mailerRole } from './roles/mailer.js'
 import { ensureReadModelIndexes, projectorRole } from './roles/projector.js'
 import { relayRole } from './roles/relay.js'
 import { scrapeRecorderRole } from './roles/scrape-recorder.js'
+import { webhooksRole } from './roles/webhooks.js'
 import { promiseRunner, type Run } from './runtime.js'
 
 /** What the started roles hand back: the HTTP server (api role) and the egress gateway (fetcher role). */
@@ -34,6 +35,7 @@ const rolesLayer = (config: Config, roles: readonly Role[], logger: Logger) => L
     const started = roles.includes('fetcher') ? yield* Effect.sequentialFinalizers(fetcherRole(config, logger)) : undefined
     if (roles.includes('fetcher')) yield* Effect.sequentialFinalizers(scrapeRecorderRole(logger))
     if (roles.includes('mailer')) yield* Effect.sequentialFinalizers(mailerRole(config, logger))
+    if (roles.includes('webhooks')) yield* Effect.sequentialFinalizers(webhooksRole(config, logger))
     return started
   }))
   const metricsServer = config.metricsPort === null ? undefined : yield* metricsListener(config.metricsPort, config.host)

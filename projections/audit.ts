@@ -16,11 +16,11 @@ export type AuditEntryDoc = Stored<{
 export const AUDIT = collection<AuditEntryDoc>('audit')
 
 /** Fields that never enter the audit log (secrets and their hashes, bulky payloads). */
-const OMITTED = new Set(['_tag', 'key_hash', 'password_hash', 'token_hash', 'spec', 'manifest', 'artifacts'])
+const OMITTED = new Set(['_tag', 'key_hash', 'password_hash', 'token_hash', 'secret', 'spec', 'manifest', 'artifacts'])
 
 export const auditProjection = defineProjection({
   name: 'projection.audit',
-  categories: ['org', 'job', 'user'],
+  categories: ['org', 'job', 'user', 'webhook-endpoint'],
   collections: [AUDIT.name],
   indexes: [{ collection: AUDIT.name, fields: [['org_id', 1], ['position', -1]] }],
   concurrency: 8,

@@ -6,5 +6,6 @@ import { orgsProjection } from './orgs.js'
 import type { Projection } from './projection.js'
 import { scrapesProjection } from './scrapes.js'
 import { usersProjection } from './users.js'
+import { webhooksProjection } from './webhooks.js'
 
-export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection, usersProjection, monitorsProjection, scrapesProjection]
+export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection, usersProjection, monitorsProjection, scrapesProjection, webhooksProjection]

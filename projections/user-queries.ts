@@ -1,7 +1,7 @@
 import { Effect } from 'effect'
 import { NotFound } from '../domain/errors.js'
 import { emailHash } from '../domain/user/identity.js'
-import { getDoc } from './projection.js'
+import { findDocs, getDoc } from './projection.js'
 import { USER_EMAILS, USERS } from './users.js'
 
 export interface UserView {
@@ -25,3 +25,7 @@ export const findUserByEmail = (email: string) =>
     const ref = yield* getDoc(USER_EMAILS, emailHash(email))
     return ref ? yield* getUser(ref.user_id) : null
   })
+
+/** The users of an organization, to notify them (a disabled webhook endpoint). */
+export const listOrgUsers = (orgId: string) =>
+  Effect.map(findDocs(USERS, { org_id: orgId }, { sort: [['created_at', 'asc']] }), (docs) => docs.map((doc) => ({ user_id: doc.user_id, email: doc.email })))

@@ -1,5 +1,6 @@
 export { startEgressGateway } from './gateway.js'
 export { egressDispatcher } from './dispatcher.js'
+export { postThroughGateway, type PostOutcome } from './post.js'
 export { upstreamProxyUrl } from './upstream-registry.js'
 export type {
   EgressGateway,

@@ -3,8 +3,9 @@ import { SCHEMA_VERSION } from '../../domain/events.js'
 import { CATEGORIES, streamCategory } from '../../domain/streams.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
 
-/** One topic per stream category: `<prefix>.jobs`, `<prefix>.orgs`, ... (docs/kafka-topics.md). */
-export const topicFor = (prefix: string, category: string) => `${prefix}.${category}s`
+/** One topic per stream category, in the plural: `<prefix>.jobs`, `<prefix>.webhook-deliveries`, ... (docs/kafka-topics.md). */
+export const topicFor = (prefix: string, category: string) =>
+  `${prefix}.${category.endsWith('y') ? `${category.slice(0, -1)}ies` : `${category}s`}`
 
 /** The catalogue's categories: their topics are created at start-up; others when their first event is relayed. */
 export const KNOWN_CATEGORIES = CATEGORIES

@@ -7,6 +7,7 @@ import { createApiKey, createOrg, DEFAULT_KEY_LIMITS } from '../../commands/orgs
 import { SCOPES } from '../../domain/scopes.js'
 import { loadConfig, type Role } from '../../infra/config.js'
 import { startProcess } from '../../infra/process.js'
+import type { ClockService } from '../../ports/clock.js'
 
 export const freePort = () => new Promise<number>((resolve, reject) => {
   const server = createServer()
@@ -36,6 +37,8 @@ export interface ServiceOptions {
   readonly roles?: readonly Role[]
   /** Fixed DNS answers (name → addresses) for submission-time target checks, instead of the system resolver. */
   readonly dns?: Readonly<Record<string, readonly string[]>>
+  /** The clock every time-based behaviour reads (a manual clock), instead of the system clock. */
+  readonly clock?: ClockService
 }
 
 export const startService = async (options: ServiceOptions = {}) => {
@@ -46,8 +49,10 @@ export const startService = async (options: ServiceOptions = {}) => {
     SSRF_ALLOWLIST: (options.allowlist ?? []).join(','), ...options.env,
   })
   const dns = options.dns
-  const running = await startProcess(config, options.roles ?? config.roles, silent,
-    dns ? { hostResolver: { resolve: (name: string) => Effect.succeed(dns[name.toLowerCase()] ?? null) } } : {})
+  const running = await startProcess(config, options.roles ?? config.roles, silent, {
+    ...(dns ? { hostResolver: { resolve: (name: string) => Effect.succeed(dns[name.toLowerCase()] ?? null) } } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  })
   const base = `http://127.0.0.1:${port}`
   const metadata = { correlation_id: 'test', causation_id: null, actor: 'test' }
 

@@ -1,0 +1,151 @@
+import { Effect, Queue } from 'effect'
+import type { Dispatcher } from 'undici'
+import {
+  cancelWebhookDelivery, judgeWebhookEndpoint, loadWebhookDelivery, loadWebhookEndpoint, recordWebhookAttempt,
+} from '../commands/webhooks.js'
+import type { AttemptResult } from '../domain/webhook/delivery-decider.js'
+import { signingSecrets } from '../domain/webhook/endpoint-decider.js'
+import type { AttemptOutcome } from '../domain/webhook/events.js'
+import { nextAttemptAt, RETRY_WINDOW_MS, retryAfterMs } from '../domain/webhook/retry-ladder.js'
+import { signatureHeader } from '../domain/webhook/signing.js'
+import { postThroughGateway, type PostOutcome } from '../fetchers/egress/index.js'
+import { Clock } from '../ports/clock.js'
+import type { StoreUnavailable } from '../ports/event-store.js'
+
+/** The first kilobyte of a receiver's answer is kept with each attempt. */
+export const RESPONSE_EXCERPT_BYTES = 1024
+
+export interface WebhookDispatcherOptions<R> {
+  /** Seconds to wait after each failed attempt (DEFAULT_RETRY_LADDER, or WEBHOOK_RETRY_SCHEDULE). */
+  readonly ladder: readonly number[]
+  /** A receiver answering later than this has failed the attempt (10 s). */
+  readonly timeoutMs: number
+  /** Deliveries sent at once. */
+  readonly concurrency: number
+  /** How often (real time) the dispatcher asks the clock and the read model what is due, besides being woken. */
+  readonly pollMs: number
+  /** The egress gateway's dispatcher: every delivery leaves through it. */
+  readonly http: Dispatcher
+  /** Opens a sealed signing secret. */
+  readonly openSecret: (sealed: string) => string
+  /** Ids of pending deliveries due at `now` (the deliveries read model). */
+  readonly dueDeliveries: (now: Date, limit: number) => Effect.Effect<readonly string[], StoreUnavailable, R>
+  /** When the earliest pending delivery is due. */
+  readonly nextAttemptAt: Effect.Effect<Date | null, StoreUnavailable, R>
+  readonly log: (message: string, detail?: unknown) => void
+  /** Math.random in production. */
+  readonly random?: () => number
+}
+
+const outcomeOf = (answer: PostOutcome): 'succeeded' | 'gone' | 'failed' =>
+  answer.status !== null && answer.status >= 200 && answer.status < 300 ? 'succeeded' : answer.status === 410 ? 'gone' : 'failed'
+
+const errorOf = (answer: PostOutcome): string | null =>
+  answer.error ?? (answer.status !== null && outcomeOf(answer) === 'failed' ? `receiver answered ${answer.status}` : null)
+
+/**
+ * The webhook dispatcher: sends each due delivery (one webhook event to one endpoint), signed with the endpoint's
+ * valid secrets, through the egress gateway, and records the attempt with its next attempt's time. What is due is
+ * asked of the clock and the recorded events only; the timers here merely wake it. A restart recomputes the same
+ * plan; a POST cut short by a kill is sent again (at least once), and the expected-revision append records one
+ * attempt per number.
+ */
+export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) => {
+  const random = options.random ?? Math.random
+  const hints = Effect.runSync(Queue.unbounded<string>())
+  const ctx = (causation: string) => ({ metadata: { correlation_id: causation, causation_id: causation, actor: 'webhooks' } })
+
+  const judge = (orgId: string, endpointId: string, outcome: AttemptOutcome, windowStart: string, now: Date, seed: string) =>
+    Effect.gen(function* () {
+      const endpoint = yield* loadWebhookEndpoint(endpointId)
+      if (!endpoint.exists) return
+      const at = now.toISOString()
+      const verdict = (command: Parameters<typeof judgeWebhookEndpoint>[1]) =>
+        judgeWebhookEndpoint(orgId, command, { ...ctx(seed), idSeed: `${seed}:${command._tag}` }).pipe(Effect.catchTag('NotFound', () => Effect.void))
+      if (outcome === 'succeeded') return yield* verdict({ _tag: 'RecordDeliverySuccess', endpoint_id: endpointId, now: at })
+      if (outcome === 'gone') {
+        return yield* verdict({ _tag: 'DisableEndpoint', endpoint_id: endpointId, reason: 'gone', message: 'the receiver answered 410 Gone: the endpoint was disabled and gets no more events until it is enabled again', now: at })
+      }
+      yield* verdict({ _tag: 'RecordDeliveryFailure', endpoint_id: endpointId, now: at })
+      const since = endpoint.failing_since ?? at
+      // Failing for 3 days: every attempt since the start of the window failed, or a delivery used up its whole window failing.
+      const failingLong = now.getTime() - Date.parse(since) >= RETRY_WINDOW_MS || (outcome === 'exhausted' && Date.parse(since) <= Date.parse(windowStart))
+      if (failingLong) {
+        yield* verdict({ _tag: 'DisableEndpoint', endpoint_id: endpointId, reason: 'failing', message: `every delivery failed since ${since}: the endpoint was disabled and gets no more events until it is enabled again`, now: at })
+      }
+    })
+
+  const attempt = (deliveryId: string) =>
+    Effect.gen(function* () {
+      const clock = yield* Clock
+      const delivery = yield* loadWebhookDelivery(deliveryId)
+      if (!delivery.exists || delivery.status !== 'pending' || delivery.next_attempt_at === null) return
+      const now = clock.now()
+      if (Date.parse(delivery.next_attempt_at) > now.getTime()) return
+      const { scheduled } = delivery
+      const seed = `${deliveryId}:${delivery.attempts + 1}`
+      const endpoint = yield* loadWebhookEndpoint(scheduled.endpoint_id)
+      if (!endpoint.exists || endpoint.deleted || !endpoint.enabled) {
+        yield* cancelWebhookDelivery(scheduled.org_id, deliveryId, endpoint.exists && !endpoint.deleted ? 'endpoint_disabled' : 'endpoint_deleted', ctx(seed))
+        return
+      }
+      const timestamp = Math.floor(now.getTime() / 1000)
+      const signature = signatureHeader(signingSecrets(endpoint, now).map(options.openSecret), scheduled.event_id, timestamp, scheduled.body)
+      const answer = yield* Effect.promise(() => postThroughGateway({
+        url: endpoint.url, body: scheduled.body, timeoutMs: options.timeoutMs, excerptBytes: RESPONSE_EXCERPT_BYTES, dispatcher: options.http,
+        headers: {
+          'content-type': 'application/json', 'user-agent': 'Scrapeworks-Webhooks/1',
+          'webhook-id': scheduled.event_id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature,
+        },
+      }))
+      const answeredAt = clock.now()
+      const verdict = outcomeOf(answer)
+      const next = verdict === 'failed'
+        ? nextAttemptAt({
+          ladder: options.ladder, attempt: delivery.attempts_in_window + 1, now: answeredAt, windowStart: new Date(delivery.window_start),
+          retryAfterMs: retryAfterMs(answer.retry_after, answeredAt), jitter: random(),
+        })
+        : null
+      const outcome: AttemptOutcome = verdict === 'failed' ? (next === null ? 'exhausted' : 'retrying') : verdict
+      const result: AttemptResult = {
+        attempted_at: now.toISOString(), status_code: answer.status, latency_ms: answer.latency_ms, response_excerpt: answer.excerpt,
+        error: errorOf(answer), outcome, next_attempt_at: next?.toISOString() ?? null,
+      }
+      yield* recordWebhookAttempt(scheduled.org_id, deliveryId, delivery.attempts + 1, result, { ...ctx(seed), idSeed: seed })
+      yield* judge(scheduled.org_id, scheduled.endpoint_id, outcome, delivery.window_start, answeredAt, seed)
+    }).pipe(Effect.catchAll((error) => Effect.sync(() => options.log(`webhook delivery ${deliveryId} could not be attempted now; it stays due`, error))))
+
+  /**
+   * Starts what is due (at most `concurrency` sending at once), then waits for a hint, the poll interval, or the
+   * earliest due instant by the clock. Never loops without waiting: the read model it asks may lag the log.
+   */
+  const loop = Effect.gen(function* () {
+    const clock = yield* Clock
+    const inFlight = new Set<string>()
+    const sem = yield* Effect.makeSemaphore(options.concurrency)
+    const start = (id: string) => {
+      inFlight.add(id)
+      return Effect.fork(sem.withPermits(1)(attempt(id)).pipe(Effect.ensuring(Effect.sync(() => inFlight.delete(id)))))
+    }
+    for (;;) {
+      const hinted = yield* Queue.takeAll(hints)
+      const due = yield* options.dueDeliveries(clock.now(), options.concurrency * 4).pipe(Effect.orElseSucceed(() => [] as readonly string[]))
+      const fresh = [...new Set([...hinted, ...due])].filter((id) => !inFlight.has(id))
+      yield* Effect.forEach(fresh, start, { discard: true })
+      const nextDue = yield* options.nextAttemptAt.pipe(Effect.orElseSucceed(() => null))
+      const later = nextDue !== null && nextDue.getTime() > clock.now().getTime()
+      yield* Effect.raceAll([
+        Effect.asVoid(Queue.take(hints).pipe(Effect.flatMap((id) => Queue.offer(hints, id)))),
+        Effect.sleep(options.pollMs),
+        ...(later ? [clock.sleepUntil(nextDue)] : []),
+      ])
+    }
+  })
+
+  return {
+    /** Wakes the dispatcher for a delivery just scheduled (a hint: what is due is decided from the log). */
+    wake: (deliveryId: string) => Queue.unsafeOffer(hints, deliveryId),
+    loop,
+    attempt,
+  }
+}

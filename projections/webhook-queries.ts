@@ -1,0 +1,50 @@
+import { Effect } from 'effect'
+import { NotFound } from '../domain/errors.js'
+import { countDocs, findDocs, getDoc } from './projection.js'
+import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS } from './webhooks.js'
+
+export const listWebhookEndpoints = (orgId: string) =>
+  findDocs(WEBHOOK_ENDPOINTS, { org_id: orgId, deleted: false }, { sort: [['created_at', 'asc'], ['endpoint_id', 'asc']] })
+
+/** Another organization's endpoint, or a deleted one, is not found. */
+export const getWebhookEndpoint = (orgId: string, endpointId: string) =>
+  Effect.gen(function* () {
+    const doc = yield* getDoc(WEBHOOK_ENDPOINTS, endpointId)
+    if (!doc || doc.org_id !== orgId || doc.deleted) return yield* Effect.fail(new NotFound({ resource: 'webhook_endpoint', id: endpointId }))
+    return doc
+  })
+
+export const listWebhookDeliveries = (orgId: string, endpointId: string, page: number, perPage: number) =>
+  Effect.gen(function* () {
+    yield* getWebhookEndpoint(orgId, endpointId)
+    const filter = { endpoint_id: endpointId }
+    const [items, total] = yield* Effect.all([
+      findDocs(WEBHOOK_DELIVERIES, filter, { sort: [['created_at', 'desc'], ['delivery_id', 'asc']], skip: (page - 1) * perPage, limit: perPage }),
+      countDocs(WEBHOOK_DELIVERIES, filter),
+    ])
+    return { items, total }
+  })
+
+export const getWebhookDelivery = (orgId: string, endpointId: string, deliveryId: string) =>
+  Effect.gen(function* () {
+    yield* getWebhookEndpoint(orgId, endpointId)
+    const doc = yield* getDoc(WEBHOOK_DELIVERIES, deliveryId)
+    if (!doc || doc.endpoint_id !== endpointId) return yield* Effect.fail(new NotFound({ resource: 'webhook_delivery', id: deliveryId }))
+    return doc
+  })
+
+/** Enabled endpoints of an organization subscribed to a kind: where a webhook event of that kind goes. */
+export const subscribedWebhookEndpoints = (orgId: string, kind: string) =>
+  Effect.map(findDocs(WEBHOOK_ENDPOINTS, { org_id: orgId, enabled: true, deleted: false }), (docs) =>
+    docs.filter((doc) => doc.enabled_events.includes(kind)).map((doc) => doc.endpoint_id))
+
+/** Pending deliveries whose next attempt is due at `now`, oldest first. */
+export const dueWebhookDeliveries = (now: Date, limit: number) =>
+  Effect.map(findDocs(WEBHOOK_DELIVERIES, { status: 'pending', next_attempt_at: { $lte: now.toISOString() } }, { sort: [['next_attempt_at', 'asc']], limit }),
+    (docs) => docs.map((doc) => doc.delivery_id))
+
+/** When the earliest pending delivery is due; null when none is pending. */
+export const nextWebhookAttemptAt = Effect.map(
+  findDocs(WEBHOOK_DELIVERIES, { status: 'pending' }, { sort: [['next_attempt_at', 'asc']], limit: 1 }),
+  (docs) => (docs[0]?.next_attempt_at ? new Date(docs[0].next_attempt_at) : null),
+)
