@@ -17,7 +17,7 @@ export interface WebhookFanoutOptions<R> {
 }
 
 /** The categories whose events have rows in the mapping table. */
-export const WEBHOOK_SOURCE_CATEGORIES = ['job', 'webhook-endpoint'] as const
+export const WEBHOOK_SOURCE_CATEGORIES = ['job', 'monitor', 'webhook-endpoint'] as const
 
 /**
  * Turns domain events into deliveries: each event with a row in the mapping table (domain/webhook/kinds.ts) becomes

@@ -35,7 +35,7 @@ type Row<Tag extends DomainEvent['_tag']> = {
   readonly map: (event: Extract<DomainEvent, { _tag: Tag }>, envelope: SourceEnvelope, context: SourceContext) => readonly WebhookEventDraft[]
 }
 
-export const WEBHOOK_KINDS = ['job.completed', 'artifact.ready', 'ping'] as const
+export const WEBHOOK_KINDS = ['job.completed', 'artifact.ready', 'schedule.run_skipped', 'schedule.monitor_paused', 'ping'] as const
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number]
 
 const artifactView = (jobId: string, artifact: ArtifactRecord) => ({
@@ -74,6 +74,20 @@ const artifactsReady = (event: JobSucceeded | JobFailed): WebhookEventDraft[] =>
 export const WEBHOOK_MAPPING: { readonly [Tag in DomainEvent['_tag']]?: Row<Tag> } = {
   JobSucceeded: { kinds: ['job.completed', 'artifact.ready'], needs_job: true, map: (event, _envelope, context) => [jobCompleted(event, context), ...artifactsReady(event)] },
   JobFailed: { kinds: ['job.completed', 'artifact.ready'], needs_job: true, map: (event, _envelope, context) => [jobCompleted(event, context), ...artifactsReady(event)] },
+  MonitorRunSkipped: {
+    kinds: ['schedule.run_skipped'], needs_job: false,
+    map: (event) => [{
+      kind: 'schedule.run_skipped', key: 'schedule.run_skipped',
+      data: { monitor_id: event.monitor_id, run_id: event.run_id, status: event.status, detail: event.detail, skipped_at: event.skipped_at },
+    }],
+  },
+  MonitorPaused: {
+    kinds: ['schedule.monitor_paused'], needs_job: false,
+    map: (event) => [{
+      kind: 'schedule.monitor_paused', key: 'schedule.monitor_paused',
+      data: { monitor_id: event.monitor_id, reason: event.reason, detail: event.detail, paused_at: event.paused_at },
+    }],
+  },
   WebhookPingRequested: {
     kinds: ['ping'], needs_job: false,
     map: (event: WebhookPingRequested) => [{ kind: 'ping', key: 'ping', data: { endpoint_id: event.endpoint_id, requested_at: event.requested_at }, only_endpoint: event.endpoint_id }],
