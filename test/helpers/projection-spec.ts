@@ -10,6 +10,14 @@ import type { Projection } from '../../projections/projection.js'
 /** Every collection of a projection with its documents, in id order. */
 export type Documents = Readonly<Record<string, readonly Doc[]>>
 
+/** One area's projection spec (`test/unit/projection-specs/<area>.ts` exports it as `spec`). */
+export interface ProjectionSpecFile {
+  /** The events the expectations are about, recorded through the real deciders. */
+  readonly history: () => Promise<readonly RecordedEvent[]>
+  /** What each projection's documents must say after the history, by projection name. */
+  readonly expectations: Readonly<Record<string, (t: Test, documents: Documents) => void>>
+}
+
 /** Applies events in the given delivery order to a fresh in-memory document store and answers the documents. */
 export const project = async (projection: Projection, deliveries: readonly RecordedEvent[]): Promise<Documents> => {
   const docs = makeMemoryDocumentStore()
