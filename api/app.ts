@@ -20,6 +20,7 @@ import { jobRoutes } from './v1/jobs.js'
 import { keyRoutes } from './v1/keys.js'
 import { orgRoutes } from './v1/org.js'
 import { webhookRoutes } from './v1/webhooks.js'
+import { recipeRoutes } from './v1/recipes.js'
 
 export interface AppOptions {
   readonly logger?: boolean | object
@@ -99,6 +100,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   await app.register(async (scope) => keyRoutes(scope, routeCtx))
   await app.register(async (scope) => orgRoutes(scope, routeCtx))
   await app.register(async (scope) => webhookRoutes(scope, routeCtx))
+  await app.register(async (scope) => recipeRoutes(scope, routeCtx))
   await app.register(async (scope) => downloadRoutes(scope, ctx))
   const account = options.account
   if (account) await app.register(async (scope) => accountRoutes(scope, account))

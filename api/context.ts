@@ -1,5 +1,6 @@
 import type { Effect } from 'effect'
 import type { Allowlist } from '../domain/address-policy.js'
+import type { OriginOverrides, RecipeCatalogue } from '../domain/recipe/catalogue.js'
 import type { BlobStore } from '../ports/blob-store.js'
 import type { Clock } from '../ports/clock.js'
 import type { DocumentStore } from '../ports/document-store.js'
@@ -17,6 +18,8 @@ export interface ApiContext {
     readonly publicBaseUrl: string
     readonly artifactUrlTtlSeconds: number
     readonly ssrfAllowlist: Allowlist
+    /** The recipes this deployment serves and RECIPE_ORIGIN_OVERRIDES; none when absent. */
+    readonly recipes?: { readonly catalogue: RecipeCatalogue; readonly overrides: OriginOverrides }
   }
   /** Present when artifacts are served by this API (local-folder blob store): checks a signed download URL. */
   readonly verifyDownload?: (key: string, expires: number, name: string, sig: string) => { ok: true } | { ok: false; reason: string }

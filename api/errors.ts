@@ -57,6 +57,10 @@ export const sendError = (error: unknown, request: FastifyRequest, reply: Fastif
         return reply.code(409).send(errorBody(error.code as string, error.message as string))
       case 'Forbidden':
         return reply.code(403).send(errorBody(error.code as string, error.message as string, error.details as unknown[] | undefined))
+      case 'Gone':
+        return reply.code(410).send(errorBody(error.code as string, error.message as string))
+      case 'Unavailable':
+        return reply.code(503).header('Retry-After', '30').send(errorBody(error.code as string, error.message as string))
       case 'Unauthenticated':
         return reply.code(401).send(errorBody(error.code as string, error.message as string))
       case 'LimitExceeded':

@@ -24,6 +24,12 @@ export class StateConflict extends Data.TaggedError('StateConflict')<{ readonly 
 /** The caller is authenticated but not allowed (answered 403); `details` names the fields at fault, when there are such. */
 export class Forbidden extends Data.TaggedError('Forbidden')<{ readonly code: string; readonly message: string; readonly details?: readonly FieldError[] }> {}
 
+/** A resource that existed and was retired, such as a recipe contract past its sunset (answered 410). */
+export class Gone extends Data.TaggedError('Gone')<{ readonly code: string; readonly message: string }> {}
+
+/** Something the request needs cannot be had right now (answered 503 with Retry-After). */
+export class Unavailable extends Data.TaggedError('Unavailable')<{ readonly code: string; readonly message: string }> {}
+
 /** Missing or invalid credentials (answered 401). */
 export class Unauthenticated extends Data.TaggedError('Unauthenticated')<{ readonly code: string; readonly message: string }> {}
 
@@ -48,4 +54,4 @@ export class AdmissionRejected extends Data.TaggedError('AdmissionRejected')<Rat
   readonly breaches: readonly { readonly code: string; readonly message: string }[]
 }> {}
 
-export type DomainError = ValidationFailed | MissingFields | NotFound | StateConflict | Forbidden | Unauthenticated | LimitExceeded | AdmissionRejected
+export type DomainError = ValidationFailed | MissingFields | NotFound | StateConflict | Forbidden | Gone | Unavailable | Unauthenticated | LimitExceeded | AdmissionRejected

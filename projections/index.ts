@@ -4,8 +4,9 @@ import { jobsProjection } from './jobs.js'
 import { monitorsProjection } from './monitors.js'
 import { orgsProjection } from './orgs.js'
 import type { Projection } from './projection.js'
+import { recipeHealthProjection } from './recipe-health.js'
 import { scrapesProjection } from './scrapes.js'
 import { usersProjection } from './users.js'
 import { webhooksProjection } from './webhooks.js'
 
-export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection, usersProjection, monitorsProjection, scrapesProjection, webhooksProjection]
+export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection, usersProjection, monitorsProjection, scrapesProjection, webhooksProjection, recipeHealthProjection]

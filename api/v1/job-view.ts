@@ -19,7 +19,24 @@ export const jobView = (doc: JobDoc) => ({
     artifact_id: a.artifact_id, artifact_type: a.artifact_type, content_type: a.content_type, size: a.size, sha256: a.sha256, created_at: a.created_at,
   })),
   manifest: doc.manifest,
+  ...recipeFields(doc),
 })
+
+/** Recipe runs: which recipe ran and how it ended; `output` for the outcomes that have one (SPEC 2.10 result object). */
+const recipeFields = (doc: JobDoc) => {
+  const block = doc.spec.recipe
+  if (!block) return {}
+  const run = doc.recipe_run ?? null
+  return {
+    recipe: { slug: block.slug, contract: block.contract, impl: block.impl, outcome: run?.outcome ?? null },
+    captured_at: run ? doc.finished_at : null,
+    output: run?.output ?? null,
+    credits_charged: run?.credits_charged ?? null,
+    pages_fetched: run?.pages ?? null,
+    outcome_detail: run?.detail ?? null,
+    matched_locators: run?.matched ?? null,
+  }
+}
 
 export const JobViewSchema = {
   $id: 'Job',
@@ -53,6 +70,16 @@ export const JobViewSchema = {
         },
       },
     },
+    recipe: {
+      type: 'object', description: 'Recipe runs only: the recipe, contract and implementation that ran and the outcome (SPEC 3.5; null until the run ended).',
+      properties: { slug: { type: 'string' }, contract: { type: 'integer' }, impl: { type: 'integer' }, outcome: { type: ['string', 'null'] } },
+    },
+    captured_at: { type: ['string', 'null'], description: 'Recipe runs only: when the output was captured.' },
+    output: { description: 'Recipe runs only: set for outcomes ok and ok_empty, shaped by the contract\'s output schema; null otherwise.' },
+    credits_charged: { type: ['integer', 'null'], description: 'Recipe runs only: credits the run cost (billed outcomes only; pages fetched for page-billed recipes).' },
+    pages_fetched: { type: ['integer', 'null'] },
+    outcome_detail: { type: ['string', 'null'], description: 'Recipe runs only: why the run ended as it did; for schema_invalid the first failing JSON pointer.' },
+    matched_locators: { type: ['object', 'null'], additionalProperties: { type: 'integer' }, description: 'Recipe runs only: for each extracted field, which locator of its fallback chain matched (0 is the first).' },
     manifest: {
       type: ['object', 'null'],
       additionalProperties: true,

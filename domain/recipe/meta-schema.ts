@@ -103,7 +103,7 @@ const contract = {
   properties: {
     contract: { type: 'integer', minimum: 1 },
     engine: { enum: [...JOB_TYPES] },
-    multiplier: { type: 'number', exclusiveMinimum: 0, maximum: 100 },
+    multiplier: { type: 'number', exclusiveMinimum: 0, maximum: 1000 },
     credits_per_unit: { type: 'integer', minimum: 1 },
     billing: {
       oneOf: [

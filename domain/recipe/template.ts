@@ -99,3 +99,6 @@ export const renderForm = (form: Readonly<Record<string, string>>, scope: Templa
   }
   return params.toString()
 })
+
+/** Text for the output (not a URL, body or selector): placeholders filled as they are; absent values are errors. */
+export const renderText = (text: string, scope: TemplateScope): Rendered<string> => attempt(() => fill(text, scope, (v) => v))

@@ -6,7 +6,7 @@
  */
 import type { RecipeOutcome } from '../../domain/recipe/outcomes.js'
 import { schemaProblems } from '../../domain/recipe/schemas.js'
-import { renderForm, renderJson, renderUrl, type TemplateScope } from '../../domain/recipe/template.js'
+import { renderForm, renderJson, renderText, renderUrl, type TemplateScope } from '../../domain/recipe/template.js'
 import { stepName } from '../../domain/recipe/lint.js'
 import type { Assertion, Contract, Extractor, Recipe, RequestTemplate, Step } from '../../domain/recipe/types.js'
 import { applyTransforms } from '../extraction/transforms.js'
@@ -182,7 +182,10 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
     const output = fillOutput(impl.output, { extract: extracted, input: run.input, vars, attribution: recipe.attribution ?? null })
     const problems = schemaProblems(contract.output_schema, output)
     if (problems.length > 0) return { outcome: 'schema_invalid', pages: fetchedCount, detail: `${problems[0]!.pointer || '/'}: ${problems[0]!.message}`, matched }
-    return { outcome: empty ? 'ok_empty' : 'ok', output, pages: fetchedCount, detail: null, matched }
+    // ok_empty needs the marker and no items at all: a later empty page of a pagination is not an empty answer.
+    const lists = Object.entries(impl.extract).filter(([, e]) => 'each' in e).map(([name]) => extracted[name] as unknown[])
+    const noItems = lists.every((rows) => rows.length === 0)
+    return { outcome: empty && noItems ? 'ok_empty' : 'ok', output, pages: fetchedCount, detail: null, matched }
   } catch (e) {
     if (e instanceof Ended) return { outcome: e.outcome, pages: fetchedCount, detail: e.detail, matched }
     return { outcome: 'error', pages: fetchedCount, detail: `the recipe runtime failed: ${(e as Error).message}`, matched }
@@ -235,7 +238,11 @@ const fillOutput = (template: unknown, scope: OutputScope): unknown => {
   if (typeof template === 'string') {
     if (template === '$attribution') return scope.attribution
     const reference = REFERENCE.exec(template)
-    if (!reference) return template
+    if (!reference) {
+      const text = renderText(template, { input: scope.input, vars: scope.vars })
+      if (!text.ok) throw new Ended('error', `output: ${text.error}`)
+      return text.value
+    }
     const from = scope[reference[1] as 'extract' | 'input' | 'vars']
     return Object.prototype.hasOwnProperty.call(from, reference[2]!) ? from[reference[2]!] ?? null : null
   }

@@ -13,7 +13,7 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
   const build = async () => {
     const app = await buildApp({
       run,
-      settings: { publicBaseUrl: config.publicBaseUrl, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds, ssrfAllowlist: config.ssrfAllowlist },
+      settings: { publicBaseUrl: config.publicBaseUrl, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds, ssrfAllowlist: config.ssrfAllowlist, recipes: config.recipes },
       ...(Option.isSome(verifyDownload) ? { verifyDownload: verifyDownload.value } : {}),
     }, {
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },

@@ -50,7 +50,7 @@ t.test('walking the routes: every answer is declared and v1 errors have the erro
 })
 
 t.test('the rate limit applies to every v1 call, as declared', async (t) => {
-  const limited = await svc.api('POST', '/v1/keys', { key: org.key, body: { name: 'slow', scopes: ['jobs.read', 'keys.manage', 'org.read', 'usage.read'], rate_limit_rpm: 1 } })
+  const limited = await svc.api('POST', '/v1/keys', { key: org.key, body: { name: 'slow', scopes: ['jobs.read', 'keys.manage', 'org.read', 'usage.read', 'recipes.read'], rate_limit_rpm: 1 } })
   const gets = operations.filter(({ path, method, op }) => method === 'get' && usesKey(op) && !path.includes('{'))
   t.ok(gets.length >= 4)
   // The window is a calendar minute: start right after a boundary if we are close to the next one.
