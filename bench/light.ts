@@ -54,8 +54,8 @@ const runRawClient = async (count: number) => {
   await pool(count, CONCURRENCY, async () => {
     const t0 = performance.now()
     // As the light engine does: one transport per fetch, Chromium's headers, redirects not followed.
-    const transport = await createTransport(chromiumTransport)
-    const res = await wreqFetch(`${site.origin}/page`, { transport, headers: requestHeaders({}), disableDefaultHeaders: true, redirect: 'manual' })
+    const transport = await createTransport({ ...chromiumTransport, trustStore: 'mozilla' })
+    const res = await wreqFetch(`${site.origin}/page`, { transport, headers: requestHeaders(new URL(site.origin), {}), disableDefaultHeaders: true, redirect: 'manual' })
     await res.text()
     await transport.close()
     latencies.push(performance.now() - t0)

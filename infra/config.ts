@@ -17,6 +17,8 @@ export interface Config {
   readonly publicBaseUrl: string
   readonly ssrfAllowlist: Allowlist
   readonly ssrfAllowlistRaw: string
+  /** SSL_CERT_FILE: a PEM file of CAs the light tier trusts beside Mozilla's roots (OpenSSL's variable, read by its BoringSSL). */
+  readonly extraCaFile: string | null
   readonly signingSecret: string
   readonly artifactUrlTtlSeconds: number
   readonly fetcherConcurrency: number
@@ -146,6 +148,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     publicBaseUrl,
     ssrfAllowlist: parseAllowlist(env.SSRF_ALLOWLIST),
     ssrfAllowlistRaw: env.SSRF_ALLOWLIST ?? '',
+    extraCaFile: env.SSL_CERT_FILE || null,
     signingSecret: signing,
     artifactUrlTtlSeconds: int(env.ARTIFACT_URL_TTL_SECONDS, 300, 'ARTIFACT_URL_TTL_SECONDS'),
     fetcherConcurrency: Math.max(1, int(env.FETCHER_CONCURRENCY, 16, 'FETCHER_CONCURRENCY')),

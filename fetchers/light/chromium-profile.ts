@@ -19,7 +19,7 @@ const SEC_CH_UA = `"Not:A-Brand";v="8", "Chromium";v="${CHROMIUM_MAJOR}"`
 export const CHROMIUM_USER_AGENT = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${CHROMIUM_MAJOR}.0.0.0 Safari/537.36`
 
 /** A top-level navigation's headers, names and order as Chromium sends them over HTTP/2 (lower case). */
-export const NAVIGATION_HEADERS: ReadonlyArray<readonly [string, string]> = [
+const NAVIGATION_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['sec-ch-ua', SEC_CH_UA],
   ['sec-ch-ua-mobile', '?0'],
   ['sec-ch-ua-platform', '"Linux"'],
@@ -33,6 +33,19 @@ export const NAVIGATION_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['accept-encoding', 'gzip, deflate, br, zstd'],
   ['accept-language', 'en-US,en;q=0.9'],
   ['priority', 'u=0, i'],
+]
+
+/**
+ * Over HTTP/1.1 Chromium sends Host and `Connection: keep-alive` first, no `priority`, and these spellings; the
+ * client applies them to HTTP/1.1 requests only (HTTP/2 names are lower case).
+ */
+const HTTP1_NAMES = [
+  'Host', 'Connection', 'sec-ch-ua', 'sec-ch-ua-mobile', 'sec-ch-ua-platform', 'Upgrade-Insecure-Requests', 'User-Agent',
+  'Accept', 'Sec-Fetch-Site', 'Sec-Fetch-Mode', 'Sec-Fetch-User', 'Sec-Fetch-Dest', 'Accept-Encoding', 'Accept-Language',
+]
+const HTTP1_NAVIGATION_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['connection', 'keep-alive'],
+  ...NAVIGATION_HEADERS.filter(([name]) => name !== 'priority'),
 ]
 
 /**
@@ -51,18 +64,21 @@ const emulation: CustomEmulationOptions = {
     headersPseudoOrder: ['Method', 'Authority', 'Scheme', 'Path'],
     headersStreamDependency: { dependencyId: 0, weight: 255, exclusive: true },
   },
+  origHeaders: HTTP1_NAMES,
 }
 
 /** Transport options for one job's connections (the caller adds the egress gateway as proxy). */
 export const chromiumTransport: Omit<CreateTransportOptions, 'proxy'> = { browser: BASE_PRESET, os: 'linux', emulation }
 
 /**
- * The request headers for a job: Chromium's navigation headers in Chromium's order, a job's own value replacing
- * Chromium's in place, headers Chromium does not send appended after them.
+ * The request headers for one request of a job: Chromium's navigation headers in Chromium's order (those of
+ * HTTP/2 for https, of HTTP/1.1 for plain http), a job's own value replacing Chromium's in place, headers Chromium
+ * does not send appended after them.
  */
-export const requestHeaders = (own: Readonly<Record<string, string>>): Array<[string, string]> => {
+export const requestHeaders = (url: URL, own: Readonly<Record<string, string>>): Array<[string, string]> => {
   const overrides = new Map(Object.entries(own).map(([name, value]) => [name.toLowerCase(), value]))
-  const merged: Array<[string, string]> = NAVIGATION_HEADERS.map(([name, value]) => {
+  const chromiums = url.protocol === 'https:' ? NAVIGATION_HEADERS : HTTP1_NAVIGATION_HEADERS
+  const merged: Array<[string, string]> = chromiums.map(([name, value]) => {
     const replaced = overrides.get(name)
     overrides.delete(name)
     return [name, replaced ?? value]

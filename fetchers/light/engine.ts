@@ -16,6 +16,8 @@ export interface LightEngineOptions {
   /** The egress gateway every request is sent through. */
   readonly proxyUrl: string
   readonly allowlist: Allowlist
+  /** Trust the CAs of SSL_CERT_FILE (and the system's default paths) beside Mozilla's roots; building that store costs each job time. */
+  readonly trustExtraCaFile: boolean
 }
 
 interface Hop { readonly url: string; readonly status: number; readonly location: string }
@@ -54,8 +56,8 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
     const timeoutSignal = AbortSignal.timeout(spec.timeout_ms)
     const combined = AbortSignal.any([signal, timeoutSignal])
     // One transport per job: its connection pool belongs to this job only. Requests keep no cookies (ephemeral).
-    const transport = await createTransport({ ...chromiumTransport, proxy: options.proxyUrl })
-    const headers = requestHeaders({ ...(spec.headers ?? {}), ...(spec.user_agent ? { 'user-agent': spec.user_agent } : {}) })
+    const transport = await createTransport({ ...chromiumTransport, proxy: options.proxyUrl, trustStore: options.trustExtraCaFile ? 'combined' : 'mozilla' })
+    const ownHeaders = { ...(spec.headers ?? {}), ...(spec.user_agent ? { 'user-agent': spec.user_agent } : {}) }
     const policy = spec.retry_policy
     let attempt = 0
     let redirects: Hop[] = []
@@ -82,7 +84,7 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
           for (;;) {
             const sentAt = Date.now()
             response = await wreqFetch(url, {
-              transport, method, headers, disableDefaultHeaders: true, redirect: 'manual', ...(body !== undefined ? { body } : {}),
+              transport, method, headers: requestHeaders(new URL(url), ownHeaders), disableDefaultHeaders: true, redirect: 'manual', ...(body !== undefined ? { body } : {}),
               timeout: Math.max(1, spec.timeout_ms - (Date.now() - started)), signal: combined,
             })
             ttfbMs = Date.now() - sentAt
