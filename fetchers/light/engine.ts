@@ -6,6 +6,7 @@ import { commonArtifacts, isHtml } from '../page-artifacts.js'
 import { jobManifest, jobTiming, type ObservedResponse } from '../manifest.js'
 import { BodyRefused } from '../body-limit.js'
 import { discardBody, readResponseBody } from './response-body.js'
+import { tunnelVerdict } from './tunnel-verdict.js'
 import { CHROMIUM_MAJOR, chromiumTransport, requestHeaders } from './chromium-profile.js'
 import { EGRESS_DENIED_HEADER, EGRESS_ERROR_HEADER, isGatewayFailureStatus } from '../egress/gateway-answers.js'
 
@@ -42,15 +43,19 @@ const classifyError = (error: unknown, timedOut: boolean): JobFailure => {
   const name = (error as Error)?.constructor?.name ?? ''
   const message = (error as Error)?.message ?? String(error)
   if (/Timeout/i.test(name) || /timed? ?out/i.test(message)) return new JobFailure('timeout', 'the target did not answer within timeout_ms')
-  // HTTPS goes through a CONNECT tunnel: the gateway's verdict arrives as the tunnel's status (403 policy, 502 DNS).
-  const tunnelStatus = (error as { status?: number })?.status
-  if (/Proxy/i.test(name) && tunnelStatus === 403) return new JobFailure('egress_denied', 'the egress gateway refused the connection (SSRF policy)')
-  if (/Proxy/i.test(name) && tunnelStatus === 502) return new JobFailure('network_error', 'the target host could not be resolved or reached')
   return new JobFailure('network_error', `could not reach the target: ${message.slice(0, 300)}`)
 }
 
 /** The light tier: one HTTP exchange (plus redirects and retries) with TLS impersonation, all through the egress gateway. */
 export const makeLightEngine = (options: LightEngineOptions): Engine => {
+  // HTTPS goes through a CONNECT tunnel; the gateway's verdict (403 policy, 502 DNS) is the tunnel's status.
+  const tunnelFailure = async (error: unknown, url: string): Promise<unknown> => {
+    if (!/ProxyConnect|tunnel error/.test((error as Error)?.message ?? '')) return error
+    const status = await tunnelVerdict(options.proxyUrl, new URL(url))
+    if (status === 403) return new JobFailure('egress_denied', 'the egress gateway refused the connection (SSRF policy)')
+    if (status === 502) return new JobFailure('network_error', 'the target host could not be resolved or reached')
+    return error
+  }
   const run = async (spec: JobSpec, signal: AbortSignal): Promise<EngineOutcome> => {
     const started = Date.now()
     const timeoutSignal = AbortSignal.timeout(spec.timeout_ms)
@@ -86,7 +91,7 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
             response = await wreqFetch(url, {
               transport, method, headers: requestHeaders(new URL(url), ownHeaders), disableDefaultHeaders: true, redirect: 'manual', ...(body !== undefined ? { body } : {}),
               timeout: Math.max(1, spec.timeout_ms - (Date.now() - started)), signal: combined,
-            })
+            }).catch(async (error: unknown) => { throw await tunnelFailure(error, url) })
             ttfbMs = Date.now() - sentAt
             if (response.headers.get(EGRESS_DENIED_HEADER)) {
               throw new JobFailure('egress_denied', `the egress gateway refused ${new URL(url).host}: ${response.headers.get(EGRESS_DENIED_HEADER)}`)
