@@ -7,6 +7,7 @@ import { accountRoutes } from './account/index.js'
 import { ACCOUNT_OPENAPI_TAG, ACCOUNT_SECURITY_SCHEMES } from './account/openapi.js'
 import type { ApiContext, RouteContext } from './context.js'
 import { makeRateWindow } from './rate-window.js'
+import { dashboardRoutes } from './dashboard.js'
 import { downloadRoutes } from './downloads.js'
 import { declareCommonResponses } from './declared-responses.js'
 import { ErrorBodySchema, sendClientError, sendError, sendFrameworkError } from './errors.js'
@@ -32,6 +33,8 @@ export interface AppOptions {
   readonly serverLimits?: ServerLimits
   /** Request counts and latencies are reported here, and `/metrics` served when it has an exposition. */
   readonly metrics?: ApiMetrics
+  /** The built dashboard (web/dist), served at /app when given. */
+  readonly dashboardDir?: string
 }
 
 /**
@@ -104,5 +107,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   await app.register(async (scope) => downloadRoutes(scope, ctx))
   const account = options.account
   if (account) await app.register(async (scope) => accountRoutes(scope, account))
+  const dashboardDir = options.dashboardDir
+  if (dashboardDir) await app.register(async (scope) => dashboardRoutes(scope, dashboardDir))
   return app
 }

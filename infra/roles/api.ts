@@ -1,9 +1,13 @@
+import { fileURLToPath } from 'node:url'
 import { Effect, Option } from 'effect'
 import { buildApp } from '../../api/app.js'
 import { DownloadVerifier } from '../blob/local-folder.js'
 import type { Config } from '../config.js'
 import { Prometheus } from '../metrics/layer.js'
 import { currentRunner } from '../runtime.js'
+
+/** Where `npm run build:dashboard` writes the dashboard (see scripts/build-dashboard.mjs). */
+const DASHBOARD_DIST = fileURLToPath(new URL('../../web/dist', import.meta.url))
 
 /** The api role: the HTTP server, listening until the scope closes (then it stops taking requests first). */
 export const apiRole = (config: Config) => Effect.gen(function* () {
@@ -19,6 +23,7 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
       trustProxy: config.trustProxy,
       serverLimits: config.serverLimits,
+      dashboardDir: DASHBOARD_DIST,
       // Served here unless METRICS_PORT gives /metrics a listener of its own.
       metrics: { observe: metrics.httpRequest, ...(config.metricsPort === null ? { exposition: metrics } : {}) },
       account: {
