@@ -1,6 +1,10 @@
+import { Effect } from 'effect'
+import { fold } from '../domain/decider.js'
+import { decodeEvent } from '../domain/events.js'
 import { STREAMS } from '../domain/streams.js'
 import { orgDecider } from '../domain/org/decider.js'
-import type { EventMetadata } from '../ports/event-store.js'
+import type { OrgEvent } from '../domain/org/events.js'
+import { EventStore, type EventMetadata } from '../ports/event-store.js'
 import { handle } from './handle.js'
 
 /** `caller_ip`: the requesting address, which the list must include (PUT /v1/org/ip-allowlist); absent for operators. */
@@ -8,3 +12,17 @@ export const setOrgIpAllowlist = (input: { readonly org_id: string; readonly ip_
   handle(orgDecider, STREAMS.org.stream(input.org_id), {
     _tag: 'SetOrgIpAllowlist', org_id: input.org_id, ip_allowlist: input.ip_allowlist, caller_ip: input.caller_ip, now: new Date().toISOString(),
   }, { org_id: input.org_id, metadata: input.metadata })
+
+/** Operators switch change summaries per organization (`cli org set --org ID --summaries on|off`). */
+export const setOrgSummaries = (input: { readonly org_id: string; readonly enabled: boolean; readonly now: string; readonly metadata: EventMetadata }) =>
+  handle(orgDecider, STREAMS.org.stream(input.org_id), {
+    _tag: 'SetOrgSummaries', org_id: input.org_id, enabled: input.enabled, now: input.now,
+  }, { org_id: input.org_id, metadata: input.metadata })
+
+/** Whether the organization's changes get summaries (an unknown organization gets none). */
+export const orgSummariesEnabled = (orgId: string) =>
+  Effect.gen(function* () {
+    const history = yield* (yield* EventStore).readStream(STREAMS.org.stream(orgId))
+    const state = fold(orgDecider, history.map((r) => decodeEvent(r.type, r.data) as OrgEvent))
+    return state.exists && state.summaries
+  })

@@ -1,7 +1,7 @@
 import { ManagedRuntime } from 'effect'
 import { createApiKey, createOrg } from '../commands/orgs.js'
 import { DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
-import { setOrgIpAllowlist } from '../commands/org-settings.js'
+import { setOrgIpAllowlist, setOrgSummaries } from '../commands/org-settings.js'
 import { SCOPES } from '../domain/scopes.js'
 import { PROJECTIONS } from '../projections/index.js'
 import { loadConfig } from './config.js'
@@ -13,6 +13,7 @@ import { DEFAULT_RECIPES_DIR, lintFile, recipeFiles } from './recipes.js'
 const usage = `usage:
   cli org create --name NAME --plan free|starter|pro|business|enterprise [--rate-limit-rpm N] [--daily-quota N]
   cli org ip-allowlist clear --org ORG_ID
+  cli org set --org ORG_ID --summaries on|off
   cli replay
   cli recipes lint [FILE...]`
 
@@ -60,6 +61,13 @@ const main = async (args: string[]) => {
       if (!orgId) throw new Error('--org is required')
       await run(setOrgIpAllowlist({ org_id: orgId, ip_allowlist: [], metadata }))
       process.stdout.write(`${JSON.stringify({ org_id: orgId, ip_allowlist: [] })}\n`)
+    } else if (args[0] === 'org' && args[1] === 'set') {
+      const orgId = flag(args, 'org')
+      const summaries = flag(args, 'summaries')
+      if (!orgId) throw new Error('--org is required')
+      if (summaries !== 'on' && summaries !== 'off') throw new Error('--summaries takes on or off')
+      await run(setOrgSummaries({ org_id: orgId, enabled: summaries === 'on', now: new Date().toISOString(), metadata }))
+      process.stdout.write(`${JSON.stringify({ org_id: orgId, summaries })}\n`)
     } else if (args[0] === 'replay') {
       const counts = await run(replayProjections(PROJECTIONS))
       process.stdout.write(`${JSON.stringify({ replayed: counts })}\n`)

@@ -21,6 +21,8 @@ export interface OutgoingMail {
   readonly text: string
   /** Stable per cause (e.g. the triggering event), so a redelivered reaction rewrites the same message. */
   readonly id: string
+  /** Extra header lines, e.g. List-Unsubscribe. */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 export interface MailerService {

@@ -55,6 +55,9 @@ export const orgsProjection = defineProjection({
         )
       case 'ApiKeyRevoked':
         return updateDoc(API_KEYS, event.key_id, envelope, (doc) => doc && { ...doc, revoked_at: event.revoked_at })
+      case 'OrgSummariesSet':
+        // Read by the detector from the organization's stream; no API shows it.
+        return Effect.void
     }
   },
 })

@@ -3,13 +3,17 @@ import type { Decider } from '../decider.js'
 import { Forbidden, NotFound, StateConflict, Unauthenticated, ValidationFailed, fieldError, type FieldError } from '../errors.js'
 import { ipAllowed } from '../ip-allowlist.js'
 import { isPlanName, type PlanName } from '../plans.js'
-import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, OrgIpAllowlistSet, type KeyLimits, type OrgEvent } from './events.js'
+import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, OrgIpAllowlistSet, OrgSummariesSet, type KeyLimits, type OrgEvent } from './events.js'
 import { boundKeyRequest, widerFields, type KeyBounds } from './key-bounds.js'
 
 export interface KeyState extends KeyBounds { readonly revoked: boolean }
 export type OrgState =
   | { readonly exists: false }
-  | { readonly exists: true; readonly org_id: string; readonly plan: PlanName; readonly keys: ReadonlyMap<string, KeyState> }
+  | {
+    readonly exists: true; readonly org_id: string; readonly plan: PlanName; readonly keys: ReadonlyMap<string, KeyState>
+    /** Change summaries for the organization's monitors (on unless switched off). */
+    readonly summaries: boolean
+  }
 
 export type OrgCommand =
   | { readonly _tag: 'CreateOrg'; readonly org_id: string; readonly name: string; readonly plan: string; readonly now: string }
@@ -32,6 +36,7 @@ export type OrgCommand =
     readonly caller_ip?: string | undefined
     readonly now: string
   }
+  | { readonly _tag: 'SetOrgSummaries'; readonly org_id: string; readonly enabled: boolean; readonly now: string }
 
 export type OrgError = NotFound | StateConflict | ValidationFailed | Forbidden | Unauthenticated
 
@@ -54,7 +59,7 @@ export const orgDecider: Decider<OrgCommand, OrgEvent, OrgState, OrgError> = {
   evolve: (state, event) => {
     switch (event._tag) {
       case 'OrgCreated':
-        return { exists: true, org_id: event.org_id, plan: event.plan as PlanName, keys: new Map() }
+        return { exists: true, org_id: event.org_id, plan: event.plan as PlanName, keys: new Map(), summaries: true }
       case 'ApiKeyCreated':
         return state.exists
           ? { ...state, keys: new Map(state.keys).set(event.key_id, { revoked: false, scopes: event.scopes, limits: event.limits, expires_at: event.expires_at }) }
@@ -65,6 +70,8 @@ export const orgDecider: Decider<OrgCommand, OrgEvent, OrgState, OrgError> = {
       }
       case 'OrgIpAllowlistSet':
         return state
+      case 'OrgSummariesSet':
+        return state.exists ? { ...state, summaries: event.enabled } : state
     }
   },
   decide: (command, state) => {
@@ -109,6 +116,11 @@ export const orgDecider: Decider<OrgCommand, OrgEvent, OrgState, OrgError> = {
           }))
         }
         return Either.right([new OrgIpAllowlistSet({ org_id: command.org_id, ip_allowlist: [...command.ip_allowlist], set_at: command.now })])
+      }
+      case 'SetOrgSummaries': {
+        if (!state.exists) return Either.left(new NotFound({ resource: 'org', id: command.org_id }))
+        if (state.summaries === command.enabled) return Either.right([])
+        return Either.right([new OrgSummariesSet({ org_id: command.org_id, enabled: command.enabled, set_at: command.now })])
       }
     }
   },

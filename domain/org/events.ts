@@ -42,5 +42,12 @@ export class OrgIpAllowlistSet extends Schema.TaggedClass<OrgIpAllowlistSet>()('
   set_at: Schema.String,
 }) {}
 
-export const OrgEvent = Schema.Union(OrgCreated, ApiKeyCreated, ApiKeyRevoked, OrgIpAllowlistSet)
+/** Change summaries (made by a model provider, or the built-in rules) on or off for the organization's monitors. */
+export class OrgSummariesSet extends Schema.TaggedClass<OrgSummariesSet>()('OrgSummariesSet', {
+  org_id: Schema.String,
+  enabled: Schema.Boolean,
+  set_at: Schema.String,
+}) {}
+
+export const OrgEvent = Schema.Union(OrgCreated, ApiKeyCreated, ApiKeyRevoked, OrgIpAllowlistSet, OrgSummariesSet)
 export type OrgEvent = typeof OrgEvent.Type

@@ -35,7 +35,7 @@ export const nodemailerMailer = (options: MailerOptions): Effect.Effect<MailerSe
       try: async () => {
         if (!SAFE_ID.test(mail.id)) throw new Error(`unsafe message id ${mail.id}`)
         const messageId = `<${mail.id}@${domain}>`
-        const built = await builder.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, messageId })
+        const built = await builder.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, messageId, ...(mail.headers ? { headers: { ...mail.headers } } : {}) })
         const raw = built.message as Buffer
         const file = join(options.outboxDir, `${mail.id}.eml`)
         await writeFile(`${file}.tmp`, raw, { mode: 0o600 })

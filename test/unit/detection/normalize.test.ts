@@ -71,3 +71,11 @@ t.test('fingerprints carry the normalization version', async (t) => {
   t.not(fingerprintOf(['a'], NORMALIZATION_VERSION + 1), fingerprintOf(['a']), 'a new version never matches an old fingerprint')
   t.not(fingerprintOf(['a b']), fingerprintOf(['a', 'b']), 'line structure counts')
 })
+
+t.test('rule-based summary from the diff', async (t) => {
+  const { ruleSummary } = await import('../../../domain/detection/rule-summary.js')
+  t.equal(ruleSummary(['-Price: $129.99', '+Price: $119.99', '+New dark theme', '+Faster']), 'Price changed from $129.99 to $119.99; 2 lines added')
+  t.equal(ruleSummary(['-$.product.price: 129.99', '+$.product.price: 119.99']), '$.product.price changed from 129.99 to 119.99')
+  t.equal(ruleSummary(['-Ships within two business days.']), '1 line removed')
+  t.equal(ruleSummary(['-Open today', '+Closed']), '"Open today" changed to "Closed"')
+})

@@ -1,0 +1,124 @@
+/**
+ * The detector: reacts to a monitor's delivered runs by reading the run's job content in the monitor's detection
+ * mode, fingerprinting and diffing it (domain/detection) and recording the baseline, the evaluation or the change
+ * in the monitor's stream. Idempotent on the run id (the decider ignores a run already evaluated) and on the change
+ * id (derived from monitor and run). Content and diffs are blobs: `detection/<monitor>/content/<fingerprint>` (the
+ * normalized lines, content-addressed) and `detection/<monitor>/changes/<change_id>.diff`.
+ */
+import { Effect } from 'effect'
+import { deterministicId } from '../commands/handle.js'
+import { loadDetection, runDetectionCommand } from '../commands/detection.js'
+import { decideRun, type Observation } from '../domain/detection/decide.js'
+import { diffLines } from '../domain/detection/diff.js'
+import { fingerprintOf } from '../domain/detection/fingerprint.js'
+import { normalizeExtraction, normalizeHtml, normalizeJson, type Normalized } from '../domain/detection/normalize.js'
+import { decodeEvent } from '../domain/events.js'
+import type { ExtractionResult } from '../domain/extraction.js'
+import type { ArtifactRecord, JobEvent } from '../domain/job/events.js'
+import type { DetectionConfig } from '../domain/monitor/detection-config.js'
+import { STREAMS } from '../domain/streams.js'
+import { selectNodes } from '../fetchers/extraction/select.js'
+import { BlobStore } from '../ports/blob-store.js'
+import { Clock } from '../ports/clock.js'
+import { EventStore, type EventEnvelope } from '../ports/event-store.js'
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+export const contentKey = (monitorId: string, fingerprint: string) => `detection/${monitorId}/content/${fingerprint}`
+export const diffKey = (monitorId: string, changeId: string) => `detection/${monitorId}/changes/${changeId}.diff`
+export const changeIdOf = (monitorId: string, runId: string) => deterministicId(`change:${monitorId}:${runId}`)
+
+/** The artifacts a job stored when it succeeded (none for a job that did not). */
+const jobArtifacts = (jobId: string) => Effect.gen(function* () {
+  const history = yield* (yield* EventStore).readStream(STREAMS.job.stream(jobId))
+  const succeeded = history.map((r) => decodeEvent(r.type, r.data) as JobEvent).find((e) => e._tag === 'JobSucceeded')
+  return succeeded?._tag === 'JobSucceeded' ? succeeded.artifacts : []
+})
+
+const artifactText = (artifacts: readonly ArtifactRecord[], type: string) => Effect.gen(function* () {
+  const artifact = artifacts.find((a) => a.artifact_type === type)
+  if (!artifact) return undefined
+  const blob = yield* (yield* BlobStore).get(artifact.blob_key).pipe(Effect.catchTag('BlobNotFound', () => Effect.succeed(undefined)))
+  return blob && decoder.decode(blob.bytes)
+})
+
+/**
+ * The run's content in the monitor's mode. text and selector read the page (`html` artifact); json reads the raw
+ * body (`response_body`, else the `html` artifact, which is the response text on the light tier); extract reads
+ * the extraction result (`json` artifact). Content the mode cannot read is `unreadable`, never a change.
+ */
+export const readContent = (detection: DetectionConfig, jobId: string) => Effect.gen(function* () {
+  const artifacts = yield* jobArtifacts(jobId)
+  const unreadable: Normalized = { ok: false, reason: 'no_extraction' }
+  switch (detection.mode) {
+    case 'text':
+    case 'selector': {
+      const html = yield* artifactText(artifacts, 'html')
+      if (html === undefined) return unreadable
+      try {
+        return normalizeHtml(html, { selector: detection.mode === 'selector' ? detection.selector : null, ignoreSelectors: detection.ignore_selectors, select: selectNodes })
+      } catch {
+        // A selector over its time budget reads nothing, as a selector that matches nothing does.
+        return { ok: false, reason: 'selector_missing' } as const
+      }
+    }
+    case 'json': {
+      const body = (yield* artifactText(artifacts, 'response_body')) ?? (yield* artifactText(artifacts, 'html'))
+      return body === undefined ? unreadable : normalizeJson(body)
+    }
+    case 'extract': {
+      const text = yield* artifactText(artifacts, 'json')
+      if (text === undefined) return unreadable
+      try {
+        return normalizeExtraction(JSON.parse(text) as ExtractionResult)
+      } catch {
+        return unreadable
+      }
+    }
+  }
+})
+
+const readLines = (key: string) => Effect.gen(function* () {
+  const blob = yield* (yield* BlobStore).get(key).pipe(Effect.catchTag('BlobNotFound', () => Effect.succeed(undefined)))
+  return blob ? (JSON.parse(decoder.decode(blob.bytes)) as string[]) : undefined
+})
+
+/** Evaluates one delivered run of a monitor; does nothing for a run already evaluated or a monitor without detection. */
+export const evaluateRun = (monitorId: string, runId: string, jobId: string, envelope: EventEnvelope) => Effect.gen(function* () {
+  const state = yield* loadDetection(monitorId)
+  const monitor = state.monitor
+  if (!monitor || state.deleted || !monitor.detection.enabled || state.memory.evaluated_runs.has(runId)) return
+  const blobs = yield* BlobStore
+  const now = (yield* Clock).now().toISOString()
+  const content = yield* readContent(monitor.detection, jobId)
+  let observation: Observation
+  let diffAgainst: string | null = null
+  const changeId = changeIdOf(monitorId, runId)
+  if (!content.ok) {
+    observation = { ok: false, reason: content.reason === 'selector_missing' ? 'selector_missing' : 'unreadable' }
+  } else {
+    const fingerprint = fingerprintOf(content.lines)
+    yield* blobs.put(contentKey(monitorId, fingerprint), encoder.encode(JSON.stringify(content.lines)), 'application/json')
+    observation = { ok: true, fingerprint }
+    const preview = decideRun(monitor.detection, state.memory, { run_id: runId, observation, now })
+    if (preview.kind === 'needs_diff') {
+      const before = yield* readLines(contentKey(monitorId, preview.against))
+      // Without the baseline's content there is nothing to diff against: the run becomes the new baseline's candidate.
+      const diff = diffLines(before ?? [], content.lines)
+      observation = { ok: true, fingerprint, diff }
+      diffAgainst = preview.against
+      const decided = decideRun(monitor.detection, state.memory, { run_id: runId, observation, now })
+      if (decided.kind === 'change') {
+        yield* blobs.put(diffKey(monitorId, changeId), encoder.encode(diff.lines.join('\n')), 'text/plain; charset=utf-8')
+      }
+    }
+  }
+  yield* runDetectionCommand(
+    { _tag: 'EvaluateRun', monitor_id: monitorId, run_id: runId, job_id: jobId, observation, diff_against: diffAgainst, change_id: changeId, diff_key: diffKey(monitorId, changeId), now },
+    {
+      org_id: monitor.org_id, idSeed: `detect:${runId}`,
+      metadata: { correlation_id: envelope.metadata.correlation_id, causation_id: envelope.event_id, actor: 'detector' },
+    },
+  )
+})
