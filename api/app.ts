@@ -18,6 +18,7 @@ import { correlationIdOf } from './event-metadata.js'
 import { JobRequestSchema } from './v1/job-request-schema.js'
 import { JobViewSchema } from './v1/job-view.js'
 import { jobRoutes } from './v1/jobs.js'
+import { monitorChangeRoutes } from './v1/monitor-changes.js'
 import { keyRoutes } from './v1/keys.js'
 import { orgRoutes } from './v1/org.js'
 import { webhookRoutes } from './v1/webhooks.js'
@@ -100,6 +101,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
 
   const routeCtx: RouteContext = { ...ctx, rateWindow: makeRateWindow() }
   await app.register(async (scope) => jobRoutes(scope, routeCtx))
+  await app.register(async (scope) => monitorChangeRoutes(scope, routeCtx))
   await app.register(async (scope) => keyRoutes(scope, routeCtx))
   await app.register(async (scope) => orgRoutes(scope, routeCtx))
   await app.register(async (scope) => webhookRoutes(scope, routeCtx))

@@ -23,6 +23,8 @@ export interface ApiContext {
   }
   /** Present when artifacts are served by this API (local-folder blob store): checks a signed download URL. */
   readonly verifyDownload?: (key: string, expires: number, name: string, sig: string) => { ok: true } | { ok: false; reason: string }
+  /** Checks the signed token of a change e-mail's unsubscribe link; without it no link is valid. */
+  readonly verifyUnsubscribe?: (monitorId: string, recipient: string, token: string) => boolean
 }
 
 /** Per-process guards the routes share. */

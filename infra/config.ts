@@ -7,7 +7,7 @@ import { parseOriginOverrides, type OriginOverrides, type RecipeCatalogue } from
 import { DEFAULT_RECIPES_DIR, loadRecipeCatalogue } from './recipes.js'
 import { DEFAULT_RETRY_LADDER, parseRetryLadder } from '../domain/webhook/retry-ladder.js'
 
-export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer', 'webhooks'] as const
+export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer', 'webhooks', 'detector'] as const
 export type Role = (typeof ROLES)[number]
 
 export interface Config {
@@ -36,6 +36,10 @@ export interface Config {
   readonly loginFailuresBeforeBackoff: number
   /** Mail: every message is also written to DATA_DIR/outbox/; SMTP only when set. */
   readonly smtpUrl: string | null
+  /** Change summaries from an OpenAI-compatible chat-completions provider; null: the built-in rule-based summaries. */
+  readonly summarizer: { readonly baseUrl: string; readonly model: string; readonly apiKey: string | null } | null
+  /** The hard deadline of one change summary. */
+  readonly summaryDeadlineMs: number
   readonly mailFrom: string
   readonly adapters: AdapterSettings
   readonly browser: BrowserConfig
@@ -183,6 +187,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     scrapesPerMinute: Math.max(1, int(env.SCRAPES_PER_MINUTE, 60, 'SCRAPES_PER_MINUTE')),
     loginFailuresBeforeBackoff: Math.max(1, int(env.LOGIN_FAILURES_BEFORE_BACKOFF, 5, 'LOGIN_FAILURES_BEFORE_BACKOFF')),
     smtpUrl: env.SMTP_URL || null,
+    summarizer: env.SUMMARIZER_URL
+      ? { baseUrl: env.SUMMARIZER_URL, model: env.SUMMARIZER_MODEL || 'default', apiKey: env.SUMMARIZER_API_KEY || null }
+      : null,
+    summaryDeadlineMs: Math.max(100, int(env.SUMMARY_DEADLINE_MS, 10_000, 'SUMMARY_DEADLINE_MS')),
     mailFrom: env.MAIL_FROM || `Scrapeworks <no-reply@${new URL(publicBaseUrl).hostname}>`,
   }
 }

@@ -7,6 +7,7 @@ import type { Config, Role } from './config.js'
 import type { Logger } from './logger.js'
 import { metricsListener } from './metrics/listener.js'
 import { apiRole } from './roles/api.js'
+import { detectorRole } from './roles/detector.js'
 import { fetcherRole } from './roles/fetcher.js'
 import { mailerRole } from './roles/mailer.js'
 import { ensureReadModelIndexes, projectorRole } from './roles/projector.js'
@@ -36,6 +37,7 @@ const rolesLayer = (config: Config, roles: readonly Role[], logger: Logger) => L
     if (roles.includes('fetcher')) yield* Effect.sequentialFinalizers(scrapeRecorderRole(logger))
     if (roles.includes('mailer')) yield* Effect.sequentialFinalizers(mailerRole(config, logger))
     if (roles.includes('webhooks')) yield* Effect.sequentialFinalizers(webhooksRole(config, logger))
+    if (roles.includes('detector')) yield* Effect.sequentialFinalizers(detectorRole(config, logger))
     return started
   }))
   const metricsServer = config.metricsPort === null ? undefined : yield* metricsListener(config.metricsPort, config.host)

@@ -20,7 +20,12 @@ import { STREAMS } from '../domain/streams.js'
 import { selectNodes } from '../fetchers/extraction/select.js'
 import { BlobStore } from '../ports/blob-store.js'
 import { Clock } from '../ports/clock.js'
+import { DocumentStore } from '../ports/document-store.js'
 import { EventStore, type EventEnvelope } from '../ports/event-store.js'
+import type { Mailer } from '../ports/mail.js'
+import { noticeChange, type ChangeNoticeOptions } from './change-notices.js'
+import { defineProcessor } from './processor.js'
+import type { Run } from './runner.js'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -122,3 +127,29 @@ export const evaluateRun = (monitorId: string, runId: string, jobId: string, env
     },
   )
 })
+
+export interface DetectorOptions extends ChangeNoticeOptions {
+  /** Called when a digest became due sooner than the digest loop planned (a new digested change). */
+  readonly digestsChanged: () => void
+}
+
+/**
+ * The detector processor: evaluates delivered runs, then follows up each recorded change (summary, e-mails, the
+ * digest's due time). Processors never call each other: what it records, webhooks and read models pick up.
+ */
+export const makeDetector = (options: DetectorOptions, run: Run<EventStore | BlobStore | Clock | DocumentStore | Mailer>) => {
+  const metadataOf = (envelope: EventEnvelope) => ({ correlation_id: envelope.metadata.correlation_id, causation_id: envelope.event_id, actor: 'detector' })
+  return defineProcessor({
+    name: 'processor.detector',
+    categories: ['monitor'],
+    log: options.log,
+    handle: async (event, envelope) => {
+      if (event._tag === 'MonitorRunCompleted' && event.status === 'delivered' && event.job_id !== null) {
+        await run(evaluateRun(event.monitor_id, event.run_id, event.job_id, envelope))
+      } else if (event._tag === 'ChangeDetected') {
+        await run(noticeChange(options, event, metadataOf(envelope)))
+        if (event.notified_channels.includes('digest')) options.digestsChanged()
+      }
+    },
+  })
+}

@@ -1,6 +1,7 @@
 import { auditProjection } from './audit.js'
 import { creditsProjection } from './credits.js'
 import { jobsProjection } from './jobs.js'
+import { monitorChangesProjection } from './monitor-changes.js'
 import { monitorsProjection } from './monitors.js'
 import { orgsProjection } from './orgs.js'
 import type { Projection } from './projection.js'
@@ -9,4 +10,4 @@ import { scrapesProjection } from './scrapes.js'
 import { usersProjection } from './users.js'
 import { webhooksProjection } from './webhooks.js'
 
-export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection, usersProjection, monitorsProjection, scrapesProjection, webhooksProjection, recipeHealthProjection]
+export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection, usersProjection, monitorsProjection, scrapesProjection, webhooksProjection, recipeHealthProjection, monitorChangesProjection]

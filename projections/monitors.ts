@@ -156,6 +156,14 @@ export const monitorsProjection = defineProjection({
             health: event.status === 'delivered' ? doc.health : { ...doc.health, status: event.status === 'blocked' ? 'blocked' : 'failed' },
           })),
         ], { discard: true })
+      case 'MonitorBaselineRecorded':
+        return updateMonitor(event.monitor_id, envelope, (doc) => ({ ...doc, health: { ...doc.health, status: 'ok', last_checked_at: event.recorded_at } }))
+      case 'MonitorRunEvaluated':
+        return updateMonitor(event.monitor_id, envelope, (doc) => ({ ...doc, health: { ...doc.health, status: event.health, last_checked_at: event.checked_at } }))
+      case 'ChangeDetected':
+        return updateMonitor(event.monitor_id, envelope, (doc) => ({
+          ...doc, health: { status: 'ok', last_checked_at: event.detected_at, last_change_at: event.detected_at },
+        }))
       default:
         return Effect.void
     }

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { Effect, Option } from 'effect'
 import { buildApp } from '../../api/app.js'
+import { validUnsubscribeToken } from '../../domain/detection/unsubscribe.js'
 import { DownloadVerifier } from '../blob/local-folder.js'
 import type { Config } from '../config.js'
 import { Prometheus } from '../metrics/layer.js'
@@ -19,6 +20,7 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
       run,
       settings: { publicBaseUrl: config.publicBaseUrl, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds, ssrfAllowlist: config.ssrfAllowlist, recipes: config.recipes },
       ...(Option.isSome(verifyDownload) ? { verifyDownload: verifyDownload.value } : {}),
+      verifyUnsubscribe: (monitorId, recipient, token) => validUnsubscribeToken(config.signingSecret, monitorId, recipient, token),
     }, {
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
       trustProxy: config.trustProxy,
