@@ -30,7 +30,8 @@ import type { Run } from './runner.js'
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
-export const contentKey = (monitorId: string, fingerprint: string) => `detection/${monitorId}/content/${fingerprint}`
+/** Blob keys allow no colon: the fingerprint `n1:<hex>` is stored as `n1-<hex>`. */
+export const contentKey = (monitorId: string, fingerprint: string) => `detection/${monitorId}/content/${fingerprint.replace(":", "-")}`
 export const diffKey = (monitorId: string, changeId: string) => `detection/${monitorId}/changes/${changeId}.diff`
 export const changeIdOf = (monitorId: string, runId: string) => deterministicId(`change:${monitorId}:${runId}`)
 

@@ -1,0 +1,157 @@
+/**
+ * The detector in a real embedded process (SQLite, projector, API, a real SMTP server, a manual clock): delivered
+ * monitor runs are fed in as the monitor's run events and its job's stored page, exactly what the scheduler and the
+ * fetcher leave behind, so this test needs neither.
+ */
+import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { Effect } from 'effect'
+import t from 'tap'
+import { encodeEvent } from '../../domain/events.js'
+import { JobSucceeded } from '../../domain/job/events.js'
+import { validateJobSpec } from '../../domain/job/spec.js'
+import type { DetectionConfig } from '../../domain/monitor/detection-config.js'
+import { MonitorCreated, MonitorRunCompleted, type MonitorEvent } from '../../domain/monitor/events.js'
+import { STREAMS, type DomainEvent } from '../../domain/streams.js'
+import { makeManualClock } from '../../infra/clock/manual.js'
+import { BlobStore } from '../../ports/blob-store.js'
+import { EventStore } from '../../ports/event-store.js'
+import { startSmtpServer } from '../helpers/smtp.js'
+import { startService, waitFor } from '../helpers/service.js'
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/detection/', import.meta.url))
+const page = (name: string) => readFileSync(FIXTURES + name, 'utf8')
+
+const clock = makeManualClock('2026-11-23T09:00:00.000Z')
+const smtp = await startSmtpServer()
+const service = await startService({ allowlist: ['127.0.0.1:9'], roles: ['api', 'relay', 'projector', 'detector'], clock, env: { SMTP_URL: smtp.url } })
+t.teardown(async () => {
+  await service.close()
+  await smtp.close()
+})
+const org = await service.createOrg('pro')
+const metadata = { correlation_id: 'test', causation_id: null, actor: 'test' }
+
+const append = (stream: string, events: readonly DomainEvent[]) => service.run(Effect.gen(function* () {
+  const store = yield* EventStore
+  yield* store.append(stream, events.map((event) => ({
+    event_id: randomUUID(), ...encodeEvent(event), org_id: org.org_id, occurred_at: clock.now().toISOString(), metadata,
+  })), 'any')
+}))
+
+const monitorEvents = (monitorId: string) => service.run(Effect.gen(function* () {
+  const history = yield* (yield* EventStore).readStream(STREAMS.monitor.stream(monitorId))
+  return history.map((r) => r.type)
+}))
+
+const DETECTION: DetectionConfig = {
+  enabled: true, mode: 'text', selector: null, ignore_selectors: [], min_change_ratio: 0, consecutive: 1, cooldown_seconds: 0,
+  notify: { webhook: true, email: ['owner@example.com'], digest: null },
+}
+
+const createMonitor = async (detection: DetectionConfig, timezone = 'Europe/Berlin') => {
+  const monitorId = randomUUID()
+  const checked = validateJobSpec({ job_type: 'light', target_url: 'http://127.0.0.1:9/product' }, { allowlist: service.config.ssrfAllowlist, isTimeZone: () => true })
+  if (!checked.ok) throw new Error('invalid job')
+  await append(STREAMS.monitor.stream(monitorId), [new MonitorCreated({
+    monitor_id: monitorId, org_id: org.org_id, name: 'Shoe price', cron: '0 * * * *', timezone, job: checked.spec, overlap_policy: 'skip',
+    detection, tags: [], created_at: clock.now().toISOString(),
+  })])
+  return monitorId
+}
+
+/** One delivered run: the job's stored page (as the fetcher leaves it) and the run's completion. */
+const deliver = async (monitorId: string, html: string) => {
+  const jobId = randomUUID()
+  const runId = randomUUID()
+  const key = `jobs/${org.org_id}/${jobId}/page`
+  const stored = await service.run(Effect.flatMap(BlobStore, (blobs) => blobs.put(key, new TextEncoder().encode(html), 'text/html')))
+  await append(STREAMS.job.stream(jobId), [new JobSucceeded({
+    job_id: jobId, manifest: {}, finished_at: clock.now().toISOString(),
+    artifacts: [{ artifact_id: 'page', artifact_type: 'html', content_type: 'text/html', size: stored.size, sha256: stored.sha256, blob_key: key, created_at: clock.now().toISOString() }],
+  })])
+  const before = (await monitorEvents(monitorId)).length
+  await append(STREAMS.monitor.stream(monitorId), [new MonitorRunCompleted({
+    monitor_id: monitorId, run_id: runId, job_id: jobId, status: 'delivered', detail: '', completed_at: clock.now().toISOString(),
+  }) as MonitorEvent])
+  // The detector's answer: one event after the completion.
+  await waitFor(async () => (await monitorEvents(monitorId)).length > before + 1, 20_000)
+  return (await monitorEvents(monitorId))[before + 1]
+}
+
+t.test('a monitor: baseline, noise is no change, a real change is one change with its diff, e-mail and unsubscribe', async (t) => {
+  const monitorId = await createMonitor(DETECTION)
+  t.equal(await deliver(monitorId, page('noise/01-script-nonce-product.before.html')), 'MonitorBaselineRecorded', 'the first delivered run is the baseline')
+  t.equal(await deliver(monitorId, page('noise/01-script-nonce-product.after.html')), 'MonitorRunEvaluated', 'a rotated nonce is no change')
+  clock.advance(3_600_000)
+  t.equal(await deliver(monitorId, page('changes/price.after.html')), 'ChangeDetected', 'the price change is a change')
+
+  let changes: any
+  await waitFor(async () => {
+    changes = await service.api('GET', `/v1/monitors/${monitorId}/changes`, { key: org.key })
+    return changes.status === 200 && changes.body.total === 1 && changes.body.items[0].summary !== undefined
+  }, 20_000)
+  const change = changes.body.items[0]
+  t.match(change, { change_ratio: 0.1379, has_diff: true, notified_channels: ['webhook', 'email'], detected_at: '2026-11-23T10:00:00.000Z' })
+  t.equal(change.summary, 'Price changed from $129.99 to $119.99', 'the built-in summary')
+  const one = await service.api('GET', `/v1/monitors/${monitorId}/changes/${change.change_id}`, { key: org.key })
+  t.same(one.body, change, 'the change record')
+  const diff = await service.api('GET', `/v1/monitors/${monitorId}/changes/${change.change_id}/diff`, { key: org.key })
+  t.equal(diff.text, '-Price: $129.99\n+Price: $119.99', 'the diff')
+
+  const other = await service.createOrg('pro')
+  t.equal((await service.api('GET', `/v1/monitors/${monitorId}/changes`, { key: other.key })).status, 404, 'another organization sees no monitor')
+  t.equal((await service.api('GET', `/v1/monitors/${monitorId}/changes/${change.change_id}`, { key: other.key })).status, 404, 'nor its change')
+
+  const monitor = await service.api('GET', `/v1/monitors/${monitorId}`, { key: org.key })
+  if (monitor.status === 200) t.match(monitor.body.detection ?? monitor.body, { health: { status: 'ok', last_change_at: '2026-11-23T10:00:00.000Z' } })
+
+  await waitFor(() => smtp.received.some((m) => m.recipients.includes('owner@example.com')), 20_000)
+  const mails = smtp.received.filter((m) => m.recipients.includes('owner@example.com'))
+  t.equal(mails.length, 1, 'one e-mail for the change')
+  t.match(mails[0].text, /Summary: Price changed from \$129\.99 to \$119\.99/)
+  t.match(mails[0].text, /-Price: \$129\.99/)
+  const unsubscribe = /<([^>]+)>/.exec(mails[0].headers['list-unsubscribe'] ?? '')?.[1]
+  t.ok(unsubscribe, 'a List-Unsubscribe header')
+  t.equal(mails[0].headers['list-unsubscribe-post'], 'List-Unsubscribe=One-Click')
+  const path = new URL(unsubscribe!).pathname + new URL(unsubscribe!).search
+  t.equal((await service.api('GET', path)).status, 200, 'the link opens a confirmation page')
+  t.equal((await service.api('POST', path.replace(/token=[^&]+/, 'token=forged'))).status, 403, 'a forged token is refused')
+  const done = await service.api('POST', path, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  t.equal(done.status, 200, 'one-click unsubscribe')
+  t.ok((await monitorEvents(monitorId)).includes('MonitorEmailUnsubscribed'), 'recorded as an event')
+
+  t.equal(await deliver(monitorId, page('changes/price.before.html')), 'ChangeDetected', 'the price goes back: another change')
+  await new Promise((r) => setTimeout(r, 500))
+  t.equal(smtp.received.filter((m) => m.recipients.includes('owner@example.com')).length, 1, 'no e-mail after unsubscribing')
+})
+
+t.test('digests: one per recipient and period once the period ended, none for an empty period', async (t) => {
+  clock.set('2026-11-24T08:00:00.000Z')
+  const recipient = 'digest@example.com'
+  const monitorId = await createMonitor({ ...DETECTION, notify: { webhook: true, email: [recipient], digest: 'daily' } })
+  await deliver(monitorId, page('changes/price.before.html'))
+  clock.set('2026-11-24T09:00:00.000Z')
+  t.equal(await deliver(monitorId, page('changes/price.after.html')), 'ChangeDetected')
+  clock.set('2026-11-24T10:00:00.000Z')
+  t.equal(await deliver(monitorId, page('changes/price.before.html')), 'ChangeDetected')
+  const digests = () => smtp.received.filter((m) => m.recipients.includes(recipient))
+  await new Promise((r) => setTimeout(r, 500))
+  t.equal(digests().length, 0, 'nothing before the period ends')
+
+  clock.set('2026-11-24T22:59:59.000Z')
+  await new Promise((r) => setTimeout(r, 300))
+  t.equal(digests().length, 0, 'nothing a second before midnight in Berlin')
+  clock.set('2026-11-24T23:00:00.000Z')
+  await waitFor(() => digests().length > 0, 20_000)
+  t.equal(digests().length, 1, 'one digest at midnight in Berlin')
+  t.match(digests()[0].headers.subject, /^2 changes \(daily 2026-11-24\)/)
+  t.ok(digests()[0].headers['list-unsubscribe'], 'with List-Unsubscribe')
+
+  clock.set('2026-11-26T23:00:00.000Z')
+  await new Promise((r) => setTimeout(r, 500))
+  t.equal(digests().length, 1, 'empty periods send nothing, and the sent one is not sent again')
+  const events = await monitorEvents(monitorId)
+  t.equal(events.filter((e) => e === 'DigestSent').length, 1, 'one DigestSent')
+})
