@@ -110,9 +110,28 @@ t.test('create a key: the secret is shown once and works; another organization\'
   t.match(await page.getByRole('alert').textContent(), /job_not_found/, 'another organization\'s job answers 404')
 })
 
+t.test('webhooks: add an endpoint (secret once), send a test event, see it in the delivery log; the audit log lists events', async (t) => {
+  const nav = page.getByRole('navigation', { name: 'Main' })
+  await nav.getByRole('link', { name: 'Webhooks' }).click()
+  await page.getByText('No webhook endpoints yet.').waitFor()
+  await page.getByLabel('URL').fill(`${site.origin}/echo`)
+  await page.getByRole('button', { name: 'Add endpoint' }).click()
+  t.match(await page.getByRole('alert').textContent(), /enabled_events/, 'the API\'s field error is shown')
+  await page.locator('fieldset input[type=checkbox]').first().check()
+  await page.getByRole('button', { name: 'Add endpoint' }).click()
+  t.match(await page.locator('.secret-value').textContent(), /^whsec_/)
+  await page.getByRole('button', { name: 'Send a test event' }).click()
+  await page.getByText('Delivery log').click()
+  await page.locator('details table tbody tr').first().waitFor()
+  await shot(page, 'webhooks')
+  await nav.getByRole('link', { name: 'Audit log' }).click()
+  await page.getByRole('cell', { name: /JobRequested/ }).first().waitFor()
+  await shot(page, 'audit')
+})
+
 t.test('the main pages at 390 px', async (t) => {
   await page.setViewportSize({ width: 390, height: 844 })
-  for (const [hash, name, ready] of [['#/jobs', 'jobs', 'Jobs'], [`#/jobs/${jobId}`, 'job', 'Manifest'], ['#/submit', 'submit', 'Submit a job'], ['#/keys', 'keys', 'API keys'], ['#/usage', 'usage', 'Usage']] as const) {
+  for (const [hash, name, ready] of [['#/jobs', 'jobs', 'Jobs'], [`#/jobs/${jobId}`, 'job', 'Manifest'], ['#/submit', 'submit', 'Submit a job'], ['#/keys', 'keys', 'API keys'], ['#/usage', 'usage', 'Usage'], ['#/webhooks', 'webhooks', 'Webhooks'], ['#/audit', 'audit', 'Audit log']] as const) {
     await page.goto(`${base}/app/${hash}`)
     await page.getByRole('heading', { name: ready, exact: true }).waitFor()
     await page.waitForLoadState('networkidle')

@@ -7,6 +7,8 @@ import { Jobs } from './pages/jobs'
 import { Keys } from './pages/keys'
 import { Submit } from './pages/submit'
 import { Usage } from './pages/usage'
+import { Audit } from './pages/audit'
+import { Webhooks } from './pages/webhooks'
 import { asApiError, ErrorBox, Loading } from './ui'
 
 const useHash = () => {
@@ -19,7 +21,7 @@ const useHash = () => {
   return hash
 }
 
-const NAV = [['#/jobs', 'Jobs'], ['#/submit', 'Submit'], ['#/keys', 'API keys'], ['#/usage', 'Usage']] as const
+const NAV = [['#/jobs', 'Jobs'], ['#/submit', 'Submit'], ['#/keys', 'API keys'], ['#/usage', 'Usage'], ['#/webhooks', 'Webhooks'], ['#/audit', 'Audit log']] as const
 
 /**
  * The v1 API needs a key: at sign-in the dashboard creates one for the user's organization through the account API
@@ -66,6 +68,8 @@ const App = () => {
   else if (path === '/submit') page = <Submit />
   else if (path === '/keys') page = <Keys />
   else if (path === '/usage') page = <Usage />
+  else if (path === '/webhooks') page = <Webhooks />
+  else if (path === '/audit') page = <Audit />
   else page = <Jobs />
 
   const current = `#${path}`
