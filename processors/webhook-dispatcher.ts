@@ -55,7 +55,7 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
   const hints = Effect.runSync(Queue.unbounded<string>())
   const ctx = (causation: string) => ({ metadata: { correlation_id: causation, causation_id: causation, actor: 'webhooks' } })
 
-  const judge = (orgId: string, endpointId: string, outcome: AttemptOutcome, windowStart: string, now: Date, seed: string) =>
+  const judge = (orgId: string, endpointId: string, outcome: AttemptOutcome, windowFirstAttempt: string, now: Date, seed: string) =>
     Effect.gen(function* () {
       const endpoint = yield* loadWebhookEndpoint(endpointId)
       if (!endpoint.exists) return
@@ -68,8 +68,9 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
       }
       yield* verdict({ _tag: 'RecordDeliveryFailure', endpoint_id: endpointId, now: at })
       const since = endpoint.failing_since ?? at
-      // Failing for 3 days: every attempt since the start of the window failed, or a delivery used up its whole window failing.
-      const failingLong = now.getTime() - Date.parse(since) >= RETRY_WINDOW_MS || (outcome === 'exhausted' && Date.parse(since) <= Date.parse(windowStart))
+      // Failing for 3 days: every attempt for that long failed, or a delivery used up its whole retry window while
+      // nothing reached the endpoint (it was failing since this delivery's first attempt).
+      const failingLong = now.getTime() - Date.parse(since) >= RETRY_WINDOW_MS || (outcome === 'exhausted' && Date.parse(since) <= Date.parse(windowFirstAttempt))
       if (failingLong) {
         yield* verdict({ _tag: 'DisableEndpoint', endpoint_id: endpointId, reason: 'failing', message: `every delivery failed since ${since}: the endpoint was disabled and gets no more events until it is enabled again`, now: at })
       }
@@ -112,7 +113,7 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
         error: errorOf(answer), outcome, next_attempt_at: next?.toISOString() ?? null,
       }
       yield* recordWebhookAttempt(scheduled.org_id, deliveryId, delivery.attempts + 1, result, { ...ctx(seed), idSeed: seed })
-      yield* judge(scheduled.org_id, scheduled.endpoint_id, outcome, delivery.window_start, answeredAt, seed)
+      yield* judge(scheduled.org_id, scheduled.endpoint_id, outcome, delivery.window_first_attempt_at ?? result.attempted_at, answeredAt, seed)
     }).pipe(Effect.catchAll((error) => Effect.sync(() => options.log(`webhook delivery ${deliveryId} could not be attempted now; it stays due`, error))))
 
   /**

@@ -23,6 +23,8 @@ export type DeliveryState =
     /** Attempts since the retry window opened (scheduled or replayed): the rung of the retry ladder. */
     readonly attempts_in_window: number
     readonly window_start: string
+    /** When the first attempt of the current window was made; null before it. */
+    readonly window_first_attempt_at: string | null
     readonly next_attempt_at: string | null
   }
 
@@ -47,19 +49,20 @@ export const deliveryDecider: Decider<DeliveryCommand, WebhookDeliveryEvent, Del
   initialState: { exists: false },
   evolve: (state, event) => {
     if (event._tag === 'WebhookDeliveryScheduled') {
-      return { exists: true, scheduled: event, status: 'pending', attempts: 0, attempts_in_window: 0, window_start: event.scheduled_at, next_attempt_at: event.scheduled_at }
+      return { exists: true, scheduled: event, status: 'pending', attempts: 0, attempts_in_window: 0, window_start: event.scheduled_at, window_first_attempt_at: null, next_attempt_at: event.scheduled_at }
     }
     if (!state.exists) return state
     switch (event._tag) {
       case 'WebhookDeliveryAttempted':
         return {
           ...state, attempts: event.attempt, attempts_in_window: state.attempts_in_window + 1, next_attempt_at: event.next_attempt_at,
+          window_first_attempt_at: state.window_first_attempt_at ?? event.attempted_at,
           status: statusAfter(event.outcome),
         }
       case 'WebhookDeliveryCancelled':
         return { ...state, status: 'cancelled', next_attempt_at: null }
       case 'WebhookDeliveryReplayRequested':
-        return { ...state, status: 'pending', attempts_in_window: 0, window_start: event.requested_at, next_attempt_at: event.requested_at }
+        return { ...state, status: 'pending', attempts_in_window: 0, window_start: event.requested_at, window_first_attempt_at: null, next_attempt_at: event.requested_at }
     }
   },
   decide: (command, state) => {
