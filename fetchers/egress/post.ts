@@ -30,6 +30,12 @@ const headerOf = (headers: Record<string, string | string[] | undefined>, name: 
   return Array.isArray(value) ? value[0] ?? null : value ?? null
 }
 
+/** Drops the rest of an answer; the abort this raises on the stream is expected, not an error of the delivery. */
+const drop = (body: Dispatcher.ResponseData['body']) => {
+  body.on('error', () => {})
+  body.destroy()
+}
+
 /** Reads at most `limit` bytes of an answer, then drops the rest of it. */
 const excerptOf = async (body: Dispatcher.ResponseData['body'], limit: number): Promise<string> => {
   const chunks: Buffer[] = []
@@ -39,7 +45,7 @@ const excerptOf = async (body: Dispatcher.ResponseData['body'], limit: number): 
     size += (chunk as Buffer).length
     if (size >= limit) break
   }
-  body.destroy()
+  drop(body)
   return Buffer.concat(chunks).subarray(0, limit).toString('utf8')
 }
 
@@ -59,7 +65,7 @@ export const postThroughGateway = async (req: PostRequest): Promise<PostOutcome>
     const denied = headerOf(answer.headers, EGRESS_DENIED_HEADER)
     const failed = headerOf(answer.headers, EGRESS_ERROR_HEADER)
     if (denied !== null || failed !== null || isGatewayFailureStatus(answer.statusCode)) {
-      answer.body.destroy()
+      drop(answer.body)
       const error = denied !== null ? `egress_denied: ${denied}` : `egress_error: ${failed ?? `gateway status ${answer.statusCode}`}`
       return { status: null, retry_after: null, excerpt: '', latency_ms: latency(), error }
     }

@@ -18,8 +18,8 @@ export const answerWith = (status: number, headers: Record<string, string> = {})
   res.end(`answer ${status}`)
 }
 
-/** A real local webhook receiver (node http) that records what it gets; `answer` decides each reply. */
-export const startReceiver = async (answer: Answer = answerWith(200)) => {
+/** A real local webhook receiver (node http) that records what it gets; `answer` decides each reply. `port` 0: any free one. */
+export const startReceiver = async (answer: Answer = answerWith(200), port = 0) => {
   const received: ReceivedWebhook[] = []
   let respond = answer
   const server = createServer((req, res) => {
@@ -32,12 +32,12 @@ export const startReceiver = async (answer: Answer = answerWith(200)) => {
       void respond(received.length - 1, entry, res)
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as AddressInfo).port
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  const bound = (server.address() as AddressInfo).port
   return {
-    port,
-    url: `http://127.0.0.1:${port}/hooks`,
-    allowlistEntry: `127.0.0.1:${port}`,
+    port: bound,
+    url: `http://127.0.0.1:${bound}/hooks`,
+    allowlistEntry: `127.0.0.1:${bound}`,
     received,
     answerWith: (next: Answer) => { respond = next },
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
