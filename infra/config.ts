@@ -7,7 +7,7 @@ import { parseOriginOverrides, type OriginOverrides, type RecipeCatalogue } from
 import { DEFAULT_RECIPES_DIR, loadRecipeCatalogue } from './recipes.js'
 import { DEFAULT_RETRY_LADDER, parseRetryLadder } from '../domain/webhook/retry-ladder.js'
 
-export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer', 'webhooks', 'detector'] as const
+export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer', 'webhooks', 'detector', 'recipe-health'] as const
 export type Role = (typeof ROLES)[number]
 
 export interface Config {
@@ -61,6 +61,8 @@ export interface RecipeSettings {
   readonly catalogue: RecipeCatalogue
   /** RECIPE_ORIGIN_OVERRIDES: real origins served by local ones (testing and mirroring; the egress gateway still applies). */
   readonly overrides: OriginOverrides
+  /** RECIPE_HEALTH_INTERVAL_MINUTES: how often the recipe-health role test-runs every recipe (default 15). */
+  readonly healthIntervalMs: number
 }
 
 export interface WebhookConfig {
@@ -132,8 +134,11 @@ const jwtSecret = (env: NodeJS.ProcessEnv, signing: string): string => {
   return Buffer.from(hkdfSync('sha256', signing, 'scrapeworks', 'account-jwt', 32)).toString('base64url')
 }
 
+/** Roles started when ROLES is not set: all but recipe-health, whose test runs reach the real sites (opt in by naming it). */
+export const DEFAULT_ROLES: readonly Role[] = ROLES.filter((role) => role !== 'recipe-health')
+
 export const parseRoles = (raw: string | undefined): readonly Role[] => {
-  if (!raw) return ROLES
+  if (!raw) return DEFAULT_ROLES
   const roles = raw.split(',').map((r) => r.trim()).filter(Boolean)
   const unknown = roles.filter((r) => !(ROLES as readonly string[]).includes(r))
   if (unknown.length > 0) throw new Error(`unknown roles: ${unknown.join(', ')} (known: ${ROLES.join(', ')})`)
@@ -164,7 +169,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     catchUpPollMs: Math.max(5, int(env.CATCH_UP_POLL_MS, 50, 'CATCH_UP_POLL_MS')),
     serverLimits: loadServerLimits(env),
     metricsPort: env.METRICS_PORT ? int(env.METRICS_PORT, 0, 'METRICS_PORT') : null,
-    recipes: { catalogue: loadRecipeCatalogue(env.RECIPES_DIR || DEFAULT_RECIPES_DIR), overrides: parseOriginOverrides(env.RECIPE_ORIGIN_OVERRIDES) },
+    recipes: { catalogue: loadRecipeCatalogue(env.RECIPES_DIR || DEFAULT_RECIPES_DIR), overrides: parseOriginOverrides(env.RECIPE_ORIGIN_OVERRIDES),
+      healthIntervalMs: Math.max(1, int(env.RECIPE_HEALTH_INTERVAL_MINUTES, 15, 'RECIPE_HEALTH_INTERVAL_MINUTES')) * 60_000,
+    },
     webhooks: {
       retryLadder: env.WEBHOOK_RETRY_SCHEDULE ? parseRetryLadder(env.WEBHOOK_RETRY_SCHEDULE) : DEFAULT_RETRY_LADDER,
       timeoutMs: Math.max(1, int(env.WEBHOOK_TIMEOUT_MS, 10_000, 'WEBHOOK_TIMEOUT_MS')),

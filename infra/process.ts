@@ -11,6 +11,7 @@ import { detectorRole } from './roles/detector.js'
 import { fetcherRole } from './roles/fetcher.js'
 import { mailerRole } from './roles/mailer.js'
 import { ensureReadModelIndexes, projectorRole } from './roles/projector.js'
+import { recipeHealthRole } from './roles/recipe-health.js'
 import { relayRole } from './roles/relay.js'
 import { scrapeRecorderRole } from './roles/scrape-recorder.js'
 import { webhooksRole } from './roles/webhooks.js'
@@ -38,6 +39,7 @@ const rolesLayer = (config: Config, roles: readonly Role[], logger: Logger) => L
     if (roles.includes('mailer')) yield* Effect.sequentialFinalizers(mailerRole(config, logger))
     if (roles.includes('webhooks')) yield* Effect.sequentialFinalizers(webhooksRole(config, logger))
     if (roles.includes('detector')) yield* Effect.sequentialFinalizers(detectorRole(config, logger))
+    if (roles.includes('recipe-health')) yield* recipeHealthRole(config, logger)
     return started
   }))
   const metricsServer = config.metricsPort === null ? undefined : yield* metricsListener(config.metricsPort, config.host)

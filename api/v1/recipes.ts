@@ -24,6 +24,8 @@ const healthView = (health: RecipeHealth | undefined) => ({
   last_test_at: health?.last_test_at ?? null,
   last_outcome: health?.last_outcome ?? null,
   site_refusal: health?.site_refusal ?? null,
+  consecutive_failures: health?.consecutive_failures ?? 0,
+  consecutive_passes: health?.consecutive_passes ?? 0,
 })
 
 const contractView = (contract: Contract) => ({
@@ -47,6 +49,7 @@ const HealthSchema = {
   properties: {
     state: { type: 'string', enum: ['operational', 'degraded', 'no_data'] }, last_test_at: { type: ['string', 'null'] },
     last_outcome: { type: ['string', 'null'] }, site_refusal: { type: ['string', 'null'], enum: ['blocked', 'rate_limited', null] },
+    consecutive_failures: { type: 'integer' }, consecutive_passes: { type: 'integer' },
   },
 } as const
 
