@@ -4,6 +4,7 @@ import { MonitorEvent } from './monitor/events.js'
 import { MonitorQuotaEvent } from './monitor/quota.js'
 import { OrgEvent } from './org/events.js'
 import { ScrapeEvent } from './scrape/events.js'
+import { ContentMonitorEvent, ContentMonitorQuotaEvent } from './content-monitor/events.js'
 import { EmailClaimEvent, UserEvent } from './user/events.js'
 import { WebhookDeliveryEvent, WebhookEndpointEvent } from './webhook/events.js'
 
@@ -32,6 +33,10 @@ const CATALOGUE = [
   category('webhook-endpoint', WebhookEndpointEvent),
   /** `webhook-delivery-<id>`, the id derived from (endpoint, source event): one webhook event owed to one endpoint. */
   category('webhook-delivery', WebhookDeliveryEvent),
+  /** `content-monitor-<id>`: an account-API content monitor and its runs (a run's job has the run's id). */
+  category('content-monitor', ContentMonitorEvent),
+  /** `content-monitor-quota-<user>`: the user's active content monitors, claimed with the expected revision (50 at most). */
+  category('content-monitor-quota', ContentMonitorQuotaEvent),
 ] as const
 
 type Catalogue = typeof CATALOGUE

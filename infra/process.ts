@@ -15,6 +15,7 @@ import { recipeHealthRole } from './roles/recipe-health.js'
 import { relayRole } from './roles/relay.js'
 import { scrapeRecorderRole } from './roles/scrape-recorder.js'
 import { webhooksRole } from './roles/webhooks.js'
+import { contentMonitorRunnerRole } from './roles/content-monitor-runner.js'
 import { promiseRunner, type Run } from './runtime.js'
 
 /** What the started roles hand back: the HTTP server (api role) and the egress gateway (fetcher role). */
@@ -36,6 +37,7 @@ const rolesLayer = (config: Config, roles: readonly Role[], logger: Logger) => L
     if (roles.includes('projector')) yield* Effect.sequentialFinalizers(projectorRole)
     const started = roles.includes('fetcher') ? yield* Effect.sequentialFinalizers(fetcherRole(config, logger)) : undefined
     if (roles.includes('fetcher')) yield* Effect.sequentialFinalizers(scrapeRecorderRole(logger))
+    if (roles.includes('fetcher')) yield* Effect.sequentialFinalizers(contentMonitorRunnerRole(logger))
     if (roles.includes('mailer')) yield* Effect.sequentialFinalizers(mailerRole(config, logger))
     if (roles.includes('webhooks')) yield* Effect.sequentialFinalizers(webhooksRole(config, logger))
     if (roles.includes('detector')) yield* Effect.sequentialFinalizers(detectorRole(config, logger))

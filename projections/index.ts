@@ -1,4 +1,5 @@
 import { auditProjection } from './audit.js'
+import { contentMonitorsProjection } from './content-monitors.js'
 import { creditsProjection } from './credits.js'
 import { jobsProjection } from './jobs.js'
 import { monitorChangesProjection } from './monitor-changes.js'
@@ -10,4 +11,4 @@ import { scrapesProjection } from './scrapes.js'
 import { usersProjection } from './users.js'
 import { webhooksProjection } from './webhooks.js'
 
-export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection, usersProjection, monitorsProjection, scrapesProjection, webhooksProjection, recipeHealthProjection, monitorChangesProjection]
+export const PROJECTIONS: readonly Projection[] = [jobsProjection, orgsProjection, creditsProjection, auditProjection, usersProjection, monitorsProjection, scrapesProjection, webhooksProjection, recipeHealthProjection, monitorChangesProjection, contentMonitorsProjection]

@@ -17,8 +17,12 @@ export const sendAccountError = (error: unknown, request: FastifyRequest, reply:
     switch (error._tag) {
       case 'BadRequest':
         return reply.code(400).send({ error: error.code })
-      case 'ValidationFailed':
-        return reply.code(422).send({ detail: 'validation_error', errors: error.errors })
+      case 'ValidationFailed': {
+        // A limit reached is its own detail (SPEC 7.3: monitor_limit_reached); field problems are validation_error.
+        const errors = error.errors as readonly { readonly code: string }[]
+        const limit = errors.find((e) => e.code === 'monitor_limit_reached')
+        return reply.code(422).send({ detail: limit ? limit.code : 'validation_error', errors })
+      }
       case 'InvalidVerificationToken':
         return reply.code(422).send({ detail: 'invalid_or_expired_token' })
       case 'StateConflict':

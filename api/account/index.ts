@@ -10,6 +10,7 @@ import type { AccountContext } from './context.js'
 import { sendAccountError } from './errors.js'
 import { identityRoutes } from './identity.js'
 import { makeLoginBackoff } from './login-backoff.js'
+import { contentMonitorRoutes } from './content-monitors.js'
 import { scrapeRoutes } from './scrapes.js'
 import { makeSessions, userOf } from './session.js'
 
@@ -51,4 +52,5 @@ export const accountRoutes = async (app: FastifyInstance, account: AccountContex
     }),
   })
   await scrapeRoutes(app, account, sessions, scrapeLimit)
+  await contentMonitorRoutes(app, account, sessions)
 }

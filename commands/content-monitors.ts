@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto'
+import { Effect } from 'effect'
+import type { Allowlist } from '../domain/address-policy.js'
+import { fold } from '../domain/decider.js'
+import { decodeEvent } from '../domain/events.js'
+import { NotFound, ValidationFailed } from '../domain/errors.js'
+import { contentMonitorDecider, type ContentMonitorCommand, type ContentMonitorState, type RunResult } from '../domain/content-monitor/decider.js'
+import type { ContentMonitorEvent } from '../domain/content-monitor/events.js'
+import { contentMonitorQuotaDecider } from '../domain/content-monitor/quota.js'
+import type { ContentMonitorChanges, ContentMonitorFields } from '../domain/content-monitor/request.js'
+import { runJobRequest } from '../domain/content-monitor/run-job.js'
+import { validateJobSpec } from '../domain/job/spec.js'
+import type { PlanName } from '../domain/plans.js'
+import { isTimeZone, nextFireAfter } from '../domain/schedule/schedule.js'
+import { STREAMS } from '../domain/streams.js'
+import { Clock } from '../ports/clock.js'
+import { EventStore, type EventMetadata } from '../ports/event-store.js'
+import { Usage } from '../ports/usage.js'
+import { submitAdmittedJob } from './admit-job.js'
+import { deterministicId, handle } from './handle.js'
+
+export type ExistingMonitor = Extract<ContentMonitorState, { exists: true }>
+
+export const loadContentMonitor = (monitorId: string) =>
+  Effect.gen(function* () {
+    const history = yield* (yield* EventStore).readStream(STREAMS['content-monitor'].stream(monitorId))
+    return fold(contentMonitorDecider, history.map((r) => decodeEvent(r.type, r.data) as ContentMonitorEvent))
+  })
+
+/** The user's monitor; another user's is indistinguishable from a missing one. */
+const ownMonitor = (userId: string, monitorId: string) =>
+  Effect.flatMap(loadContentMonitor(monitorId), (state) => state.exists && state.user_id === userId
+    ? Effect.succeed(state)
+    : Effect.fail(new NotFound({ resource: 'content_monitor', id: monitorId })))
+
+const runMonitorCommand = (command: ContentMonitorCommand, orgId: string, metadata: EventMetadata) =>
+  handle(contentMonitorDecider, STREAMS['content-monitor'].stream(command.monitor_id), command, { org_id: orgId, metadata })
+
+const quota = (command: 'ClaimPlace' | 'ReleasePlace', userId: string, orgId: string, monitorId: string, now: Date, metadata: EventMetadata) =>
+  handle(contentMonitorQuotaDecider, STREAMS['content-monitor-quota'].stream(userId), { _tag: command, user_id: userId, monitor_id: monitorId, now: now.toISOString() }, { org_id: orgId, metadata })
+
+/** Runs every `frequency` minutes from the monitor's creation. */
+const nextRunAt = (monitor: { readonly created_at: string; readonly frequency_minutes: number }, now: Date) =>
+  nextFireAfter({ kind: 'every', minutes: monitor.frequency_minutes, anchor: new Date(monitor.created_at) }, now)!.toISOString()
+
+/**
+ * Creates an active monitor: first a place among the user's 50 active ones (claimed on the user's quota stream with
+ * the expected revision, so concurrent creates cannot overshoot), then the monitor.
+ */
+export const createContentMonitor = (input: { readonly user_id: string; readonly org_id: string; readonly fields: ContentMonitorFields; readonly metadata: EventMetadata }) =>
+  Effect.gen(function* () {
+    const now = (yield* Clock).now()
+    const monitorId = randomUUID()
+    // One claim of the user's at a time in this process (the expected revision guards across processes), so a
+    // burst of creates queues instead of exhausting its conflict retries.
+    yield* (yield* Usage).serialized(`content-monitor-quota:${input.user_id}`, quota('ClaimPlace', input.user_id, input.org_id, monitorId, now, input.metadata))
+    const handled = yield* runMonitorCommand({
+      _tag: 'CreateContentMonitor', monitor_id: monitorId, user_id: input.user_id, org_id: input.org_id, fields: input.fields,
+      next_run_at: nextRunAt({ created_at: now.toISOString(), frequency_minutes: input.fields.frequencyMinutes }, now), now: now.toISOString(),
+    }, input.org_id, input.metadata)
+    return { monitor_id: monitorId, position: handled.position }
+  })
+
+/** PATCH: becoming active claims a place (422 monitor_limit_reached when none is left); leaving active frees it. */
+export const updateContentMonitor = (userId: string, monitorId: string, changes: ContentMonitorChanges, metadata: EventMetadata) =>
+  Effect.gen(function* () {
+    const now = (yield* Clock).now()
+    const monitor = yield* ownMonitor(userId, monitorId)
+    const status = changes.status ?? monitor.status
+    if (status === 'active' && monitor.status !== 'active') yield* quota('ClaimPlace', userId, monitor.org_id, monitorId, now, metadata)
+    const frequency = changes.frequencyMinutes ?? monitor.frequency_minutes
+    const handled = yield* runMonitorCommand({
+      _tag: 'UpdateContentMonitor', monitor_id: monitorId, changes,
+      next_run_at: status === 'active' ? nextRunAt({ created_at: monitor.created_at, frequency_minutes: frequency }, now) : null, now: now.toISOString(),
+    }, monitor.org_id, metadata)
+    if (status !== 'active' && monitor.status === 'active') yield* quota('ReleasePlace', userId, monitor.org_id, monitorId, now, metadata)
+    return { position: handled.position }
+  })
+
+export interface RequestRun {
+  readonly user_id: string
+  readonly monitor_id: string
+  readonly force: boolean
+  readonly plan: PlanName
+  readonly allowlist: Allowlist
+  readonly metadata: EventMetadata
+}
+
+/**
+ * Asks for a run. `force`: now, and its job is admitted at once (a run refused by the plan's limits is `skipped`, at
+ * no cost). Otherwise the run of the monitor's next scheduled instant is recorded `pending` (the same run however
+ * often it is asked for); the scheduler starts it when it is due. Run ids derive from (monitor, instant).
+ */
+export const requestContentMonitorRun = (input: RequestRun) =>
+  Effect.gen(function* () {
+    const now = (yield* Clock).now()
+    const monitor = yield* ownMonitor(input.user_id, input.monitor_id)
+    const scheduledAt = input.force ? now.toISOString() : nextRunAt(monitor, now)
+    const runId = deterministicId(`content-monitor-run:${input.monitor_id}:${scheduledAt}`)
+    const requested = yield* runMonitorCommand({
+      _tag: 'RequestRun', monitor_id: input.monitor_id, run_id: runId, scheduled_at: scheduledAt, forced: input.force, now: now.toISOString(),
+    }, monitor.org_id, input.metadata)
+    if (!input.force || requested.events.length === 0) return { run_id: runId, position: requested.position }
+    return { run_id: runId, position: yield* startRun(monitor, runId, input.plan, input.allowlist, input.metadata) }
+  })
+
+/** Admits the run's job (its id is the run's) and records the start, or records the run skipped when admission refuses it. */
+const startRun = (monitor: ExistingMonitor, runId: string, plan: PlanName, allowlist: Allowlist, metadata: EventMetadata) =>
+  Effect.gen(function* () {
+    const now = (yield* Clock).now()
+    const checked = validateJobSpec(runJobRequest(monitor), { allowlist, isTimeZone })
+    const admitted = checked.ok
+      ? yield* Effect.either(submitAdmittedJob({
+        job_id: runId, org_id: monitor.org_id, plan, key: null, enforcement: 'block', spec: checked.spec, allowlist, now, metadata,
+      }))
+      : null
+    if (admitted === null || admitted._tag === 'Left') {
+      const error = admitted?._tag === 'Left' ? admitted.left : null
+      const reason = error === null ? 'invalid_target' : error._tag === 'AdmissionRejected' ? error.code : error instanceof ValidationFailed ? error.errors[0]?.code ?? 'invalid_target' : 'admission_failed'
+      return (yield* finishRun(monitor, runId, { _tag: 'Skipped', reason }, metadata)).position
+    }
+    return (yield* runMonitorCommand({ _tag: 'StartRun', monitor_id: monitor.monitor_id, run_id: runId, now: now.toISOString() }, monitor.org_id, metadata)).position
+  })
+
+/** Records how a run ended; the decider applies the rule, counts failures and disables after too many. */
+export const finishRun = (monitor: ExistingMonitor, runId: string, result: RunResult, metadata: EventMetadata) =>
+  Effect.gen(function* () {
+    const now = (yield* Clock).now()
+    return yield* runMonitorCommand({
+      _tag: 'FinishRun', monitor_id: monitor.monitor_id, run_id: runId, result,
+      next_run_at: monitor.status === 'active' ? nextRunAt(monitor, now) : null, now: now.toISOString(),
+    }, monitor.org_id, metadata)
+  })
+
+/** Frees an auto-disabled monitor's place among the user's active ones (idempotent). */
+export const releaseContentMonitorPlace = (monitor: ExistingMonitor, metadata: EventMetadata) =>
+  Effect.flatMap(Clock, (clock) => quota('ReleasePlace', monitor.user_id, monitor.org_id, monitor.monitor_id, clock.now(), metadata))

@@ -1,0 +1,149 @@
+import { Either } from 'effect'
+import type { Decider } from '../decider.js'
+import { NotFound, StateConflict } from '../errors.js'
+import type { ScrapeBackend } from '../scrape/events.js'
+import {
+  ContentMonitorAutoDisabled, ContentMonitorCreated, ContentMonitorRunFinished, ContentMonitorRunRequested, ContentMonitorRunStarted,
+  ContentMonitorUpdated, type ContentMonitorEvent, type ContentMonitorStatus, type Rule, type Snapshot,
+} from './events.js'
+import { AUTO_DISABLE_AFTER_FAILURES } from './limits.js'
+import type { ContentMonitorChanges, ContentMonitorFields } from './request.js'
+import { evaluateRule, NO_MEMORY, remember, type RuleMemory } from './rules.js'
+
+type RunPhase = 'pending' | 'running' | 'finished'
+
+export type ContentMonitorState =
+  | { readonly exists: false }
+  | {
+    readonly exists: true
+    readonly monitor_id: string
+    readonly user_id: string
+    readonly org_id: string
+    readonly url: string
+    readonly backend: ScrapeBackend
+    readonly status: ContentMonitorStatus
+    readonly frequency_minutes: number
+    readonly rule: Rule
+    readonly created_at: string
+    readonly memory: RuleMemory
+    readonly consecutive_failures: number
+    readonly runs: ReadonlyMap<string, RunPhase>
+  }
+
+/** What a finished run observed: a snapshot (an answer came), a failure, or a skip. */
+export type RunResult =
+  | { readonly _tag: 'Observed'; readonly snapshot: Snapshot; readonly needle_present: boolean | null }
+  | { readonly _tag: 'Failed'; readonly error_code: string; readonly error_message: string; readonly status_code: number | null }
+  | { readonly _tag: 'Skipped'; readonly reason: string }
+
+export type ContentMonitorCommand =
+  | { readonly _tag: 'CreateContentMonitor'; readonly monitor_id: string; readonly user_id: string; readonly org_id: string; readonly fields: ContentMonitorFields; readonly next_run_at: string; readonly now: string }
+  | { readonly _tag: 'UpdateContentMonitor'; readonly monitor_id: string; readonly changes: ContentMonitorChanges; readonly next_run_at: string | null; readonly now: string }
+  | { readonly _tag: 'RequestRun'; readonly monitor_id: string; readonly run_id: string; readonly scheduled_at: string; readonly forced: boolean; readonly now: string }
+  | { readonly _tag: 'StartRun'; readonly monitor_id: string; readonly run_id: string; readonly now: string }
+  | { readonly _tag: 'FinishRun'; readonly monitor_id: string; readonly run_id: string; readonly result: RunResult; readonly next_run_at: string | null; readonly now: string }
+
+const withRun = (runs: ReadonlyMap<string, RunPhase>, runId: string, phase: RunPhase) => new Map(runs).set(runId, phase)
+
+export const contentMonitorDecider: Decider<ContentMonitorCommand, ContentMonitorEvent, ContentMonitorState, NotFound | StateConflict> = {
+  initialState: { exists: false },
+  evolve: (state, event) => {
+    if (event._tag === 'ContentMonitorCreated') {
+      return {
+        exists: true, monitor_id: event.monitor_id, user_id: event.user_id, org_id: event.org_id, url: event.url, backend: event.backend,
+        status: 'active', frequency_minutes: event.frequency_minutes, rule: event.rule, created_at: event.created_at,
+        memory: NO_MEMORY, consecutive_failures: 0, runs: new Map(),
+      }
+    }
+    if (!state.exists) return state
+    switch (event._tag) {
+      case 'ContentMonitorUpdated': {
+        const ruleChanged = event.rule !== undefined && JSON.stringify(event.rule) !== JSON.stringify(state.rule)
+        return {
+          ...state,
+          ...(event.frequency_minutes !== undefined ? { frequency_minutes: event.frequency_minutes } : {}),
+          ...(event.status !== undefined ? { status: event.status } : {}),
+          // A new rule starts from a new baseline of its own state (the needle may be another one).
+          ...(event.rule !== undefined ? { rule: event.rule } : {}),
+          ...(ruleChanged ? { memory: { ...state.memory, needlePresent: null } } : {}),
+          // Reactivating starts the failure count over.
+          ...(event.status === 'active' ? { consecutive_failures: 0 } : {}),
+        }
+      }
+      case 'ContentMonitorRunRequested':
+        return { ...state, runs: withRun(state.runs, event.run_id, 'pending') }
+      case 'ContentMonitorRunStarted':
+        return { ...state, runs: withRun(state.runs, event.run_id, 'running') }
+      case 'ContentMonitorRunFinished': {
+        const runs = withRun(state.runs, event.run_id, 'finished')
+        if (event.outcome === 'skipped') return { ...state, runs }
+        if (event.outcome === 'failed') return { ...state, runs, consecutive_failures: state.consecutive_failures + 1 }
+        return { ...state, runs, consecutive_failures: 0, memory: event.snapshot ? remember(state.memory, event.snapshot, event.needle_present) : state.memory }
+      }
+      case 'ContentMonitorAutoDisabled':
+        return { ...state, status: 'disabled' }
+    }
+  },
+  decide: (command, state) => {
+    if (command._tag === 'CreateContentMonitor') {
+      if (state.exists) return Either.left(new StateConflict({ code: 'monitor_exists', message: `content monitor ${command.monitor_id} exists` }))
+      const { fields } = command
+      return Either.right([new ContentMonitorCreated({
+        monitor_id: command.monitor_id, user_id: command.user_id, org_id: command.org_id, name: fields.name ?? fields.url, url: fields.url,
+        backend: fields.backend, frequency_minutes: fields.frequencyMinutes, rule: fields.rule, next_run_at: command.next_run_at, created_at: command.now,
+      })])
+    }
+    if (!state.exists) return Either.left(new NotFound({ resource: 'content_monitor', id: command.monitor_id }))
+    switch (command._tag) {
+      case 'UpdateContentMonitor': {
+        const { changes } = command
+        return Either.right([new ContentMonitorUpdated({
+          monitor_id: command.monitor_id,
+          ...(changes.name !== undefined ? { name: changes.name } : {}),
+          ...(changes.frequencyMinutes !== undefined ? { frequency_minutes: changes.frequencyMinutes } : {}),
+          ...(changes.status !== undefined ? { status: changes.status } : {}),
+          ...(changes.rule !== undefined ? { rule: changes.rule } : {}),
+          next_run_at: command.next_run_at, updated_at: command.now,
+        })])
+      }
+      case 'RequestRun':
+        // The run of an instant is asked for once, however many times the request is repeated.
+        if (state.runs.has(command.run_id)) return Either.right([])
+        if (!command.forced && state.status !== 'active') {
+          return Either.left(new StateConflict({ code: 'monitor_not_active', message: `the monitor is ${state.status}; force a run or activate it` }))
+        }
+        return Either.right([new ContentMonitorRunRequested({
+          monitor_id: command.monitor_id, run_id: command.run_id, scheduled_at: command.scheduled_at, forced: command.forced, requested_at: command.now,
+        })])
+      case 'StartRun':
+        if (state.runs.get(command.run_id) !== 'pending') return Either.right([])
+        return Either.right([new ContentMonitorRunStarted({ monitor_id: command.monitor_id, run_id: command.run_id, started_at: command.now })])
+      case 'FinishRun': {
+        const phase = state.runs.get(command.run_id)
+        if (phase === undefined) return Either.left(new NotFound({ resource: 'content_monitor_run', id: command.run_id }))
+        if (phase === 'finished') return Either.right([])
+        const base = { monitor_id: command.monitor_id, run_id: command.run_id, next_run_at: command.next_run_at, completed_at: command.now }
+        const { result } = command
+        if (result._tag === 'Skipped') {
+          return Either.right([new ContentMonitorRunFinished({
+            ...base, outcome: 'skipped', change_summary: null, snapshot: null, needle_present: null, error_code: result.reason, error_message: null,
+          })])
+        }
+        if (result._tag === 'Failed') {
+          const failures = state.consecutive_failures + 1
+          const finished = new ContentMonitorRunFinished({
+            ...base, outcome: 'failed', change_summary: null, snapshot: null, needle_present: null, error_code: result.error_code, error_message: result.error_message,
+          })
+          return Either.right(failures >= AUTO_DISABLE_AFTER_FAILURES && state.status === 'active'
+            ? [finished, new ContentMonitorAutoDisabled({ monitor_id: command.monitor_id, consecutive_failures: failures, disabled_at: command.now })]
+            : [finished])
+        }
+        const verdict = evaluateRule(state.rule, state.memory, result.snapshot, result.needle_present)
+        return Either.right([new ContentMonitorRunFinished({
+          ...base, outcome: verdict.triggered ? 'triggered' : 'succeeded', change_summary: verdict.triggered ? verdict.summary : null,
+          snapshot: result.snapshot, needle_present: result.needle_present, error_code: null, error_message: null,
+        })])
+      }
+    }
+  },
+}
