@@ -35,7 +35,9 @@ type Row<Tag extends DomainEvent['_tag']> = {
   readonly map: (event: Extract<DomainEvent, { _tag: Tag }>, envelope: SourceEnvelope, context: SourceContext) => readonly WebhookEventDraft[]
 }
 
-export const WEBHOOK_KINDS = ['job.completed', 'artifact.ready', 'schedule.run_skipped', 'schedule.monitor_paused', 'ping'] as const
+export const WEBHOOK_KINDS = [
+  'job.completed', 'artifact.ready', 'schedule.monitor_activated', 'schedule.change_detected', 'schedule.run_skipped', 'schedule.monitor_paused', 'ping',
+] as const
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number]
 
 const artifactView = (jobId: string, artifact: ArtifactRecord) => ({
@@ -74,6 +76,26 @@ const artifactsReady = (event: JobSucceeded | JobFailed): WebhookEventDraft[] =>
 export const WEBHOOK_MAPPING: { readonly [Tag in DomainEvent['_tag']]?: Row<Tag> } = {
   JobSucceeded: { kinds: ['job.completed', 'artifact.ready'], needs_job: true, map: (event, _envelope, context) => [jobCompleted(event, context), ...artifactsReady(event)] },
   JobFailed: { kinds: ['job.completed', 'artifact.ready'], needs_job: true, map: (event, _envelope, context) => [jobCompleted(event, context), ...artifactsReady(event)] },
+  MonitorBaselineRecorded: {
+    kinds: ['schedule.monitor_activated'], needs_job: false,
+    // Only the first baseline activates a monitor; a reset or a new normalization re-baselines silently.
+    map: (event) => event.reason !== 'first_run' ? [] : [{
+      kind: 'schedule.monitor_activated', key: 'schedule.monitor_activated',
+      data: { monitor_id: event.monitor_id, run_id: event.run_id, activated_at: event.recorded_at },
+    }],
+  },
+  ChangeDetected: {
+    kinds: ['schedule.change_detected'], needs_job: false,
+    // A change inside the monitor's cooldown, or one whose monitor does not notify by webhook, sends nothing.
+    map: (event) => !event.notified_channels.includes('webhook') ? [] : [{
+      kind: 'schedule.change_detected', key: 'schedule.change_detected',
+      data: {
+        monitor_id: event.monitor_id, change_id: event.change_id, run_id: event.run_id, job_id: event.job_id, change_ratio: event.change_ratio,
+        has_diff: event.has_diff, diff_path: event.has_diff ? `/v1/monitors/${event.monitor_id}/changes/${event.change_id}/diff` : null,
+        detected_at: event.detected_at,
+      },
+    }],
+  },
   MonitorRunSkipped: {
     kinds: ['schedule.run_skipped'], needs_job: false,
     map: (event) => [{

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
 import { JobFailed, JobSucceeded } from '../../domain/job/events.js'
+import { ChangeDetected, MonitorBaselineRecorded } from '../../domain/monitor/detection-events.js'
 import { MonitorPaused, MonitorRunSkipped } from '../../domain/monitor/events.js'
 import { mappingOf, SUBSCRIBABLE_KINDS } from '../../domain/webhook/kinds.js'
 import { WebhookPingRequested } from '../../domain/webhook/events.js'
@@ -71,4 +72,16 @@ t.test('signatures verify with the reference standardwebhooks library, one per v
     t.same(new Webhook(secret).verify(body, { 'webhook-id': 'evt_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': header }), JSON.parse(body))
   }
   t.equal(header.split(' ')[0], new Webhook(a).sign('evt_1', new Date(timestamp * 1000), body), 'the same bytes as the reference signer')
+})
+
+t.test('monitor activation and detected changes', async (t) => {
+  const baseline = (reason: 'first_run' | 'reset') => drafts(new MonitorBaselineRecorded({ monitor_id: 'm1', run_id: 'r1', fingerprint: 'f', normalization_version: 1, reason, recorded_at: envelope.occurred_at }))
+  t.match(baseline('first_run'), [{ kind: 'schedule.monitor_activated', data: { monitor_id: 'm1' } }])
+  t.same(baseline('reset'), [], 'a re-baseline is not an activation')
+  const change = (channels: ('webhook' | 'email')[]) => drafts(new ChangeDetected({
+    monitor_id: 'm1', change_id: 'c1', run_id: 'r2', job_id: 'j3', old_fingerprint: 'a', new_fingerprint: 'b', change_ratio: 0.25, has_diff: true,
+    diff_key: 'k', diff_lines: 4, notified_channels: channels, detected_at: envelope.occurred_at,
+  }))
+  t.match(change(['webhook']), [{ kind: 'schedule.change_detected', data: { change_id: 'c1', change_ratio: 0.25, diff_path: '/v1/monitors/m1/changes/c1/diff' } }])
+  t.same(change(['email']), [], 'not notified by webhook (cooldown or channel): nothing sent')
 })
