@@ -4,6 +4,7 @@ import { EventLog, StoreLog, type EventLogService } from '../../ports/event-log.
 import { EventStore } from '../../ports/event-store.js'
 import { Metrics } from '../../ports/metrics.js'
 import { JOBS } from '../../projections/jobs.js'
+import { WEBHOOK_DELIVERIES } from '../../projections/webhooks.js'
 import { makePrometheusMetrics, type PrometheusMetrics } from './prometheus.js'
 
 /** The process's Prometheus registry (infra only: exposition and subscriber tracking). */
@@ -23,7 +24,11 @@ export const PrometheusLive = Layer.effect(Prometheus, Effect.gen(function* () {
       if (batch.length < HEAD_BATCH) return head
     }
   }
-  return makePrometheusMetrics({ queueDepth: () => Effect.runPromise(docs.count(JOBS.name, { status: 'queued' })), headPosition })
+  return makePrometheusMetrics({
+    queueDepth: () => Effect.runPromise(docs.count(JOBS.name, { status: 'queued' })),
+    webhookBacklog: () => Effect.runPromise(docs.count(WEBHOOK_DELIVERIES.name, { status: 'pending' })),
+    headPosition,
+  })
 }))
 
 /** Every subscription made on the log is reported (its checkpoint) until it stops. */

@@ -7,6 +7,8 @@ export interface ScrapeSources {
   readonly queueDepth: () => Promise<number>
   /** The newest log position, given a known lower bound (reads forward from it). */
   readonly headPosition: (atLeast: number) => Promise<number>
+  /** Webhook deliveries not yet delivered nor given up (first attempt or retry still due). */
+  readonly webhookBacklog: () => Promise<number>
 }
 
 /** The process's Prometheus registry: the port's recordings plus exposition and subscriber tracking for infra. */
@@ -35,6 +37,11 @@ export const makePrometheusMetrics = (sources: ScrapeSources): PrometheusMetrics
   new Gauge({
     name: 'scrapeworks_queue_depth', help: 'Jobs requested but not started (all organizations)', registers: [registry],
     async collect() { this.set(await sources.queueDepth()) },
+  })
+
+  new Gauge({
+    name: 'scrapeworks_webhook_retry_backlog', help: 'Webhook deliveries pending (first attempt or a retry still due), all organizations', registers: [registry],
+    async collect() { this.set(await sources.webhookBacklog()) },
   })
 
   const subscribers = new Map<string, { readonly log: string; readonly name: string; readonly checkpoint: () => number }>()

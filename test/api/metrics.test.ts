@@ -57,6 +57,7 @@ t.test('counters move by the jobs and requests made, labelled by route template'
   for (const id of ids) t.notOk(after.includes(id), 'no job id in any label')
   t.notOk(after.includes('/no/such/route'))
   t.equal(sampleOf(after, 'scrapeworks_queue_depth'), 0)
+  t.equal(sampleOf(after, 'scrapeworks_webhook_retry_backlog'), 0)
   t.ok(sampleOf(after, 'scrapeworks_browser_pool_size', { tier: 'standard' }) >= 0)
   await waitFor(async () => sampleOf(await scrape(), 'scrapeworks_log_lag_positions', { subscriber: 'processor.fetcher' }) === 0)
   t.ok(sampleOf(after, 'scrapeworks_log_lag_positions', { subscriber: 'projection.jobs' }) >= 0, 'projections report their lag')
