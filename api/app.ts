@@ -19,6 +19,9 @@ import { JobRequestSchema } from './v1/job-request-schema.js'
 import { JobViewSchema } from './v1/job-view.js'
 import { jobRoutes } from './v1/jobs.js'
 import { monitorChangeRoutes } from './v1/monitor-changes.js'
+import { MonitorRequestSchema, MonitorUpdateSchema } from './v1/monitor-request-schema.js'
+import { MonitorRunSchema, MonitorViewSchema } from './v1/monitor-view.js'
+import { monitorRoutes } from './v1/monitors.js'
 import { keyRoutes } from './v1/keys.js'
 import { orgRoutes } from './v1/org.js'
 import { webhookRoutes } from './v1/webhooks.js'
@@ -80,6 +83,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   app.addSchema(ErrorBodySchema)
   app.addSchema(JobRequestSchema)
   app.addSchema(JobViewSchema)
+  for (const schema of [MonitorRequestSchema, MonitorUpdateSchema, MonitorViewSchema, MonitorRunSchema]) app.addSchema(schema)
 
   await app.register(swagger, {
     openapi: {
@@ -106,6 +110,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   await app.register(async (scope) => orgRoutes(scope, routeCtx))
   await app.register(async (scope) => webhookRoutes(scope, routeCtx))
   await app.register(async (scope) => recipeRoutes(scope, routeCtx))
+  await app.register(async (scope) => monitorRoutes(scope, routeCtx))
   await app.register(async (scope) => downloadRoutes(scope, ctx))
   const account = options.account
   if (account) await app.register(async (scope) => accountRoutes(scope, account))

@@ -100,8 +100,9 @@ export const runMonitorNow = (monitorId: string, ctx: Omit<MonitorRequestContext
     const now = ctx.now.toISOString()
     const runId = `run_${randomUUID().replaceAll('-', '').slice(0, 24)}`
     const handled = yield* runMonitorCommand({ _tag: 'FireRun', monitor_id: monitorId, run_id: runId, trigger: 'manual', scheduled_for: now, missed: 0, now }, ctx.org_id, { metadata: ctx.metadata })
-    const fired = handled.events.find((e) => e._tag === 'MonitorRunFired')
-    return { run_id: fired ? runId : null, outcome: fired ? (fired.queued ? 'queued' as const : 'fired' as const) : 'skipped' as const, position: handled.position }
+    const event = handled.events.find((e) => e._tag === 'MonitorRunFired' || e._tag === 'MonitorFireOverlapped')
+    const outcome = event?._tag === 'MonitorRunFired' ? (event.queued ? 'queued' as const : 'fired' as const) : event?._tag === 'MonitorFireOverlapped' ? event.outcome : 'skipped' as const
+    return { run_id: event?._tag === 'MonitorRunFired' ? runId : null, outcome, position: handled.position }
   })
 
 /**

@@ -7,7 +7,7 @@ import { parseOriginOverrides, type OriginOverrides, type RecipeCatalogue } from
 import { DEFAULT_RECIPES_DIR, loadRecipeCatalogue } from './recipes.js'
 import { DEFAULT_RETRY_LADDER, parseRetryLadder } from '../domain/webhook/retry-ladder.js'
 
-export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer', 'webhooks', 'detector', 'recipe-health'] as const
+export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer', 'webhooks', 'detector', 'recipe-health', 'scheduler'] as const
 export type Role = (typeof ROLES)[number]
 
 export interface Config {
@@ -47,6 +47,8 @@ export interface Config {
   readonly trustProxy: boolean | string
   /** CATCH_UP_POLL_MS: how often catch-up subscribers look for events appended by other processes. */
   readonly catchUpPollMs: number
+  /** Real-time period of the scheduler's look at what is due besides its Clock wake-ups (SCHEDULER_POLL_MS). */
+  readonly schedulerPollMs: number
   /** HTTP_*: timeouts for slow clients and the per-address connection cap of the API server. */
   readonly serverLimits: ServerLimits
   readonly recipes: RecipeSettings
@@ -167,6 +169,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     adapters: loadAdapterSettings(env),
     trustProxy: env.TRUST_PROXY === 'true' ? true : env.TRUST_PROXY || false,
     catchUpPollMs: Math.max(5, int(env.CATCH_UP_POLL_MS, 50, 'CATCH_UP_POLL_MS')),
+    schedulerPollMs: Math.max(5, int(env.SCHEDULER_POLL_MS, 250, 'SCHEDULER_POLL_MS')),
     serverLimits: loadServerLimits(env),
     metricsPort: env.METRICS_PORT ? int(env.METRICS_PORT, 0, 'METRICS_PORT') : null,
     recipes: { catalogue: loadRecipeCatalogue(env.RECIPES_DIR || DEFAULT_RECIPES_DIR), overrides: parseOriginOverrides(env.RECIPE_ORIGIN_OVERRIDES),

@@ -16,6 +16,7 @@ import { relayRole } from './roles/relay.js'
 import { scrapeRecorderRole } from './roles/scrape-recorder.js'
 import { webhooksRole } from './roles/webhooks.js'
 import { contentMonitorRunnerRole } from './roles/content-monitor-runner.js'
+import { schedulerRole } from './roles/scheduler.js'
 import { promiseRunner, type Run } from './runtime.js'
 
 /** What the started roles hand back: the HTTP server (api role) and the egress gateway (fetcher role). */
@@ -42,6 +43,7 @@ const rolesLayer = (config: Config, roles: readonly Role[], logger: Logger) => L
     if (roles.includes('webhooks')) yield* Effect.sequentialFinalizers(webhooksRole(config, logger))
     if (roles.includes('detector')) yield* Effect.sequentialFinalizers(detectorRole(config, logger))
     if (roles.includes('recipe-health')) yield* recipeHealthRole(config, logger)
+    if (roles.includes('scheduler')) yield* Effect.sequentialFinalizers(schedulerRole(config, logger))
     return started
   }))
   const metricsServer = config.metricsPort === null ? undefined : yield* metricsListener(config.metricsPort, config.host)

@@ -1,6 +1,7 @@
 import { Effect } from 'effect'
 import { creditsCharged } from '../domain/job/decider.js'
 import { dayOf, monthOf } from '../domain/limits.js'
+import { monitorRunOf, runOutcome } from '../domain/monitor/run-outcome.js'
 import type { EventEnvelope } from '../ports/event-store.js'
 import { collection, defineProjection, getDoc, updateDoc, type Collection, type Stored } from './projection.js'
 
@@ -12,6 +13,8 @@ export type CreditJobDoc = Stored<{
   readonly weight: number
   readonly finished: boolean
   readonly charged: boolean
+  /** A monitor run's job: charged only when it delivered (a blocked page costs nothing). */
+  readonly monitor_run?: boolean
 }>
 
 /** Credits charged to an organization in one month. */
@@ -62,7 +65,8 @@ const count = (doc: object | null, field: string): number => {
 
 /**
  * The monthly credit ledger and the admission counters. A job is charged its weight once, when it succeeded (its
- * artifacts are stored and its result delivered); failed jobs cost nothing. A recipe run reserves its weight and is
+ * artifacts are stored and its result delivered); failed jobs cost nothing, and so does a monitor run's job that
+ * succeeded without delivering (HTTP 403/429, a challenge: `runOutcome`). A recipe run reserves its weight and is
  * charged what its terminal event records. Runs with concurrency 1 (documents gather
  * events of many streams), and every document is guarded by the position it last saw, so redelivery never counts twice.
  */
@@ -79,7 +83,9 @@ export const creditsProjection = defineProjection({
         const keyId = event.api_key_id ?? 'none'
         const weight = event.credit_weight
         return Effect.all([
-          updateDoc(CREDIT_JOBS, event.job_id, envelope, () => ({ org_id: orgId, api_key_id: keyId, weight, finished: false, charged: false })),
+          updateDoc(CREDIT_JOBS, event.job_id, envelope, () => ({
+            org_id: orgId, api_key_id: keyId, weight, finished: false, charged: false, monitor_run: monitorRunOf(event.spec.idempotency_token) !== null,
+          })),
           add(USAGE_COUNTERS, orgCounterId(orgId), envelope, { active_jobs: 1, reserved_credits: weight }, { org_id: orgId }),
           add(USAGE_COUNTERS, keyCounterId(keyId), envelope, { active_jobs: 1 }, { api_key_id: keyId }),
           add(USAGE_COUNTERS, keyDayCounterId(keyId, dayOf(event.requested_at)), envelope, { jobs: 1 }, { api_key_id: keyId }),
@@ -91,8 +97,10 @@ export const creditsProjection = defineProjection({
           const job = yield* getDoc(CREDIT_JOBS, event.job_id)
           if (!job) return
           const { org_id: orgId, weight } = job
-          // The reservation is released; the charge follows the one rule in the domain.
-          const charge = creditsCharged({ succeeded: event._tag === 'JobSucceeded', recipe: event.recipe }, weight)
+          // The reservation is released; the charge follows the one rule in the domain, where a monitor run's job
+          // counts as succeeded only when it delivered (a blocked page costs nothing).
+          const delivered = event._tag === 'JobSucceeded' && (job.monitor_run !== true || runOutcome(event).status === 'delivered')
+          const charge = creditsCharged({ succeeded: delivered, recipe: event.recipe }, weight)
           const month = monthOf(event.finished_at)
           yield* Effect.all([
             add(USAGE_COUNTERS, orgCounterId(orgId), envelope, { active_jobs: -1, reserved_credits: -weight }, { org_id: orgId }),

@@ -1,0 +1,56 @@
+import { DETECTION_MODES, DIGEST_PERIODS } from '../../domain/monitor/detection-config.js'
+import { MAX_CONSECUTIVE, MAX_COOLDOWN_SECONDS, MAX_IGNORE_SELECTORS, MAX_NOTIFY_EMAILS } from '../../domain/monitor/detection-validation.js'
+import { OVERLAP_POLICIES } from '../../domain/monitor/events.js'
+import { MAX_MONITOR_NAME_LENGTH } from '../../domain/monitor/request.js'
+import { JobRequestSchema } from './job-request-schema.js'
+
+const { idempotency_token: _token, ...jobProperties } = JobRequestSchema.properties
+
+const detection = {
+  type: 'object', additionalProperties: false,
+  description: 'Change detection (SPEC 2.6). On update, only the fields sent change; `{enabled: false}` turns detection off while runs go on; a changed `mode` or `selector` resets the baseline. A block sent without `enabled` enables detection. Codes: `invalid_detection`, `detection_not_in_plan`, `detection_limit_reached`.',
+  properties: {
+    enabled: { type: 'boolean', description: 'Code: `invalid_detection_enabled`.' },
+    mode: { type: 'string', enum: DETECTION_MODES, default: 'text', description: '`text`, `selector`, `extract` (needs extraction hooks on the job: `missing_extraction`), `json`. Code: `invalid_detection_mode`.' },
+    selector: { type: ['string', 'null'], description: 'CSS, or XPath when it starts with `/` or `(`; required with mode selector (`missing_selector`), refused with other modes. Code: `invalid_selector`.' },
+    ignore_selectors: { type: 'array', maxItems: MAX_IGNORE_SELECTORS, items: { type: 'string' }, description: 'Masked before fingerprinting. Code: `invalid_ignore_selectors`.' },
+    min_change_ratio: { type: 'number', minimum: 0, maximum: 1, default: 0, description: 'Code: `invalid_min_change_ratio`.' },
+    consecutive: { type: 'integer', minimum: 1, maximum: MAX_CONSECUTIVE, default: 1, description: 'Code: `invalid_consecutive`.' },
+    cooldown_seconds: { type: 'integer', minimum: 0, maximum: MAX_COOLDOWN_SECONDS, default: 0, description: 'Code: `invalid_cooldown_seconds`.' },
+    notify: {
+      type: 'object', additionalProperties: false, description: 'Code: `invalid_notify`.',
+      properties: {
+        webhook: { type: 'boolean', default: true, description: 'Code: `invalid_notify_webhook`.' },
+        email: { type: 'array', maxItems: MAX_NOTIFY_EMAILS, items: { type: 'string', format: 'email' }, description: 'Code: `invalid_notify_email`.' },
+        digest: { type: ['string', 'null'], enum: [...DIGEST_PERIODS, null], description: 'Code: `invalid_notify_digest`.' },
+      },
+    },
+  },
+} as const
+
+const monitorProperties = {
+  name: { type: 'string', minLength: 1, maxLength: MAX_MONITOR_NAME_LENGTH, description: 'Codes: `missing_name` (400), `invalid_name`.' },
+  cron: { type: 'string', description: 'Five fields: minute hour day-of-month month day-of-week, evaluated in `timezone` (daylight saving: see the README\'s table). Codes: `missing_cron` (400), `invalid_cron` (not five fields, not parseable, or never fires), `interval_below_plan_minimum` (two fires of the coming year closer than the plan allows, in real time).' },
+  timezone: { type: 'string', default: 'UTC', description: 'IANA name. Code: `invalid_timezone`.' },
+  overlap_policy: { type: 'string', enum: OVERLAP_POLICIES, default: 'skip', description: '`skip`: no new run while one is going; `buffer_one`: at most one run waits; `allow`: runs regardless. Code: `invalid_overlap_policy`.' },
+  detection,
+} as const
+
+const PLAN_CODES = 'Plan rules answer 422: `monitoring_not_in_plan`, `monitor_limit_reached`, `detection_not_in_plan`, `detection_limit_reached`, `interval_below_plan_minimum`, `job_type_not_in_plan`.'
+
+export const MonitorRequestSchema = {
+  $id: 'MonitorRequest',
+  type: 'object',
+  required: ['name', 'cron', 'job_type', 'target_url'],
+  additionalProperties: false,
+  description: `A monitor: its own fields plus the job fields of its tier, validated exactly as POST /v1/jobs validates them (same codes; \`idempotency_token\` is not accepted: each run is idempotent on its scheduled instant). \`tags\` label the monitor and its runs' jobs. ${PLAN_CODES}`,
+  properties: { ...monitorProperties, ...jobProperties },
+} as const
+
+export const MonitorUpdateSchema = {
+  $id: 'MonitorUpdate',
+  type: 'object',
+  additionalProperties: false,
+  description: `Any subset of the monitor's fields. Job fields sent describe the runs' job anew: \`job_type\`, \`target_url\` and \`tags\` are kept unless sent, other job options not sent return to their defaults. Omitting \`detection\` keeps it. ${PLAN_CODES}`,
+  properties: { ...monitorProperties, ...jobProperties },
+} as const

@@ -1,0 +1,41 @@
+import type { JobFailed, JobSucceeded } from '../job/events.js'
+import type { CompletionStatus } from './events.js'
+
+/** A monitor run's job carries this idempotency token, so the job id follows from the run (one job per run). */
+const TOKEN_PREFIX = 'monitor-run:'
+export const monitorRunToken = (monitorId: string, runId: string): string => `${TOKEN_PREFIX}${monitorId}:${runId}`
+
+/** The monitor and run of a job a monitor run submitted, from its idempotency token; null for any other job. */
+export const monitorRunOf = (token: string | undefined): { readonly monitor_id: string; readonly run_id: string } | null => {
+  if (token === undefined || !token.startsWith(TOKEN_PREFIX)) return null
+  const [monitorId, runId] = token.slice(TOKEN_PREFIX.length).split(':')
+  return monitorId && runId ? { monitor_id: monitorId, run_id: runId } : null
+}
+
+/** Target answers that deny rather than serve: the page did not deliver. */
+const BLOCKING_STATUSES = new Set([403, 429])
+
+const headerOf = (manifest: Readonly<Record<string, unknown>> | undefined, name: string): string | null => {
+  const headers = manifest?.response_headers
+  if (typeof headers !== 'object' || headers === null) return null
+  const value = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1]
+  return typeof value === 'string' ? value : null
+}
+
+/**
+ * What a monitor run's finished job means (SPEC 2.6): `blocked` when the target denied or challenged (HTTP 403 or
+ * 429, a challenge answer, `stealth_blocked`), `failed` for any other failure, `delivered` when content came back.
+ * The detail names the signal and status code. The credit ledger charges a monitor run's job only when delivered.
+ */
+export const runOutcome = (event: JobSucceeded | JobFailed): { readonly status: Exclude<CompletionStatus, 'error'>; readonly detail: string } => {
+  const status = typeof event.manifest?.http_status === 'number' ? event.manifest.http_status : null
+  const code = status === null ? 'no response' : `HTTP ${status}`
+  if (event._tag === 'JobFailed') {
+    if (event.failure_reason === 'stealth_blocked') return { status: 'blocked', detail: `stealth_blocked (${code}): ${event.message}` }
+    return { status: 'failed', detail: `${event.failure_reason} (${code}): ${event.message}` }
+  }
+  if (headerOf(event.manifest, 'cf-mitigated') === 'challenge') return { status: 'blocked', detail: `challenge (${code}, cf-mitigated: challenge)` }
+  if (status !== null && BLOCKING_STATUSES.has(status)) return { status: 'blocked', detail: `${status === 429 ? 'rate_limited' : 'forbidden'} (${code})` }
+  if (status !== null && status >= 400) return { status: 'failed', detail: `http_error (${code})` }
+  return { status: 'delivered', detail: `content delivered (${code})` }
+}

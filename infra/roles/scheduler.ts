@@ -1,0 +1,24 @@
+import { Effect } from 'effect'
+import { EventLog } from '../../ports/event-log.js'
+import { monitorScheduleSource } from '../../processors/monitor-schedule.js'
+import { makeMonitorRunsProcessor } from '../../processors/monitor-runs.js'
+import { makePauseMailProcessor } from '../../processors/monitor-pause-mail.js'
+import { runScheduler } from '../../processors/scheduler.js'
+import type { Config } from '../config.js'
+import { scopedSubscription } from '../log/scoped-log.js'
+import type { Logger } from '../logger.js'
+import { currentRunner } from '../runtime.js'
+
+/**
+ * The scheduler role: fires monitor runs at their instants (a stateless loop on the Clock), mints each run's job,
+ * completes runs from their jobs' outcomes, and mails the organization when a monitor pauses itself.
+ */
+export const schedulerRole = (config: Config, logger: Logger) => Effect.gen(function* () {
+  const run = yield* currentRunner
+  const eventLog = yield* EventLog
+  const runs = makeMonitorRunsProcessor({ allowlist: config.ssrfAllowlist, log: logger.error }, run)
+  yield* scopedSubscription(eventLog, { name: runs.name, categories: runs.categories, concurrency: 8 }, runs.handle)
+  const mails = makePauseMailProcessor({ publicBaseUrl: config.publicBaseUrl, log: logger.error }, run)
+  yield* scopedSubscription(eventLog, { name: mails.name, categories: mails.categories, concurrency: 2 }, mails.handle)
+  yield* Effect.forkScoped(runScheduler([monitorScheduleSource], { pollMs: config.schedulerPollMs, concurrency: 8, log: logger.error }))
+})
