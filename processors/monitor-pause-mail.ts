@@ -4,15 +4,16 @@ import { isEmail } from '../domain/user/email-address.js'
 import { Mailer } from '../ports/mail.js'
 import type { DocumentStore } from '../ports/document-store.js'
 import type { EventEnvelope } from '../ports/event-store.js'
-import { MONITORS } from '../projections/monitors.js'
-import { findDocs, getDoc } from '../projections/projection.js'
-import { USERS } from '../projections/users.js'
+import { loadMonitor } from '../commands/monitors.js'
+import type { EventStore } from '../ports/event-store.js'
 import { defineProcessor } from './processor.js'
 import type { Run } from './runner.js'
 
 export interface PauseMailOptions {
   readonly publicBaseUrl: string
   readonly log: (message: string, detail?: unknown) => void
+  /** The organization's users who get the notice. */
+  readonly recipientsOf: (orgId: string) => Effect.Effect<readonly { readonly id: string; readonly email: string }[], unknown, DocumentStore>
 }
 
 export const pauseMail = (input: { readonly to: string; readonly monitorName: string; readonly monitorId: string; readonly reason: string; readonly detail: string; readonly baseUrl: string }) => ({
@@ -32,16 +33,17 @@ export const pauseMail = (input: { readonly to: string; readonly monitorName: st
  * Mails the organization's users when a monitor is paused automatically (3 non-delivering runs, or a plan change).
  * One message per user per pause: the message id derives from the MonitorPaused event, so a redelivery rewrites it.
  */
-export const makePauseMailProcessor = (options: PauseMailOptions, run: Run<DocumentStore | Mailer>) => {
+export const makePauseMailProcessor = (options: PauseMailOptions, run: Run<DocumentStore | EventStore | Mailer>) => {
   const mail = (paused: MonitorPaused, envelope: EventEnvelope) => Effect.gen(function* () {
-    const monitor = yield* getDoc(MONITORS, paused.monitor_id)
-    const users = yield* findDocs(USERS, { org_id: paused.org_id })
+    const monitor = yield* loadMonitor(paused.monitor_id)
+    const name = monitor.status === 'none' ? paused.monitor_id : monitor.name
+    const users = yield* options.recipientsOf(paused.org_id)
     const mailer = yield* Mailer
     for (const user of users) {
       if (!isEmail(user.email)) continue
       yield* mailer.send({
-        ...pauseMail({ to: user.email, monitorName: monitor?.name ?? paused.monitor_id, monitorId: paused.monitor_id, reason: paused.reason, detail: paused.detail, baseUrl: options.publicBaseUrl }),
-        id: `monitor-paused-${envelope.event_id}-${user._id}`,
+        ...pauseMail({ to: user.email, monitorName: name, monitorId: paused.monitor_id, reason: paused.reason, detail: paused.detail, baseUrl: options.publicBaseUrl }),
+        id: `monitor-paused-${envelope.event_id}-${user.id}`,
       })
     }
   })

@@ -6,10 +6,9 @@ import type { Allowlist } from '../domain/address-policy.js'
 import type { JobFailed, JobSucceeded } from '../domain/job/events.js'
 import type { MonitorCommand } from '../domain/monitor/decider.js'
 import { monitorRunOf, monitorRunToken, runOutcome } from '../domain/monitor/run-outcome.js'
-import { isPlanName } from '../domain/plans.js'
+import type { PlanName } from '../domain/plans.js'
 import { Clock } from '../ports/clock.js'
 import type { EventEnvelope } from '../ports/event-store.js'
-import { getOrg } from '../projections/org-queries.js'
 import { defineProcessor } from './processor.js'
 import type { Run } from './runner.js'
 import type { DocumentStore } from '../ports/document-store.js'
@@ -19,6 +18,8 @@ import type { Usage } from '../ports/usage.js'
 
 export interface MonitorRunsOptions {
   readonly allowlist: Allowlist
+  /** The organization's current plan (its runs are admitted under it). */
+  readonly planOf: (orgId: string) => Effect.Effect<PlanName, unknown, DocumentStore>
   readonly log: (message: string, detail?: unknown) => void
 }
 
@@ -45,8 +46,7 @@ export const makeMonitorRunsProcessor = (options: MonitorRunsOptions, run: Run<E
     if (!inFlight || inFlight.job_id !== null) return
     const now = (yield* Clock).now()
     const at = now.toISOString()
-    const org = yield* getOrg(state.org_id)
-    const plan = isPlanName(org.plan) ? org.plan : 'free'
+    const plan = yield* options.planOf(state.org_id)
     const spec = { ...state.job, idempotency_token: monitorRunToken(monitorId, runId) }
     const admitted = yield* submitAdmittedJob({
       org_id: state.org_id, plan, key: null, enforcement: 'block', spec, allowlist: options.allowlist, now,

@@ -1,11 +1,10 @@
-import { Effect } from 'effect'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { currentTime } from '../../commands/clock.js'
 import { createMonitor, deleteMonitor, loadOwnMonitor, pauseMonitor, resumeMonitor, runMonitorNow, updateMonitor } from '../../commands/monitors.js'
 import { MissingFields, ValidationFailed } from '../../domain/errors.js'
 import { validateMonitorCreate, validateMonitorUpdate } from '../../domain/monitor/request.js'
 import { PLANS, type PlanName } from '../../domain/plans.js'
 import { isTimeZone } from '../../domain/schedule/schedule.js'
-import { Clock } from '../../ports/clock.js'
 import { getMonitor, listMonitorRuns, listMonitors } from '../../projections/monitor-queries.js'
 import { MONITORS } from '../../projections/monitors.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
@@ -19,7 +18,7 @@ const monitorParams = { type: 'object', required: ['monitor_id'], properties: { 
 const tags = ['monitors']
 
 export const monitorRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
-  const now = () => ctx.run(Effect.map(Clock, (clock) => clock.now()))
+  const now = () => ctx.run(currentTime)
   const requestContext = async (request: FastifyRequest) => {
     const principal = principalOf(request)
     const plan = principal.plan as PlanName

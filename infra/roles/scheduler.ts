@@ -1,6 +1,10 @@
 import { Effect } from 'effect'
 import { EventLog } from '../../ports/event-log.js'
-import { monitorScheduleSource } from '../../processors/monitor-schedule.js'
+import { findDocs } from '../../projections/projection.js'
+import { getOrg } from '../../projections/org-queries.js'
+import { USERS } from '../../projections/users.js'
+import { isPlanName } from '../../domain/plans.js'
+import { monitorScheduleSource } from './monitor-schedule.js'
 import { makeMonitorRunsProcessor } from '../../processors/monitor-runs.js'
 import { makePauseMailProcessor } from '../../processors/monitor-pause-mail.js'
 import { runScheduler } from '../../processors/scheduler.js'
@@ -16,9 +20,15 @@ import { currentRunner } from '../runtime.js'
 export const schedulerRole = (config: Config, logger: Logger) => Effect.gen(function* () {
   const run = yield* currentRunner
   const eventLog = yield* EventLog
-  const runs = makeMonitorRunsProcessor({ allowlist: config.ssrfAllowlist, log: logger.error }, run)
+  const runs = makeMonitorRunsProcessor({
+    allowlist: config.ssrfAllowlist, log: logger.error,
+    planOf: (orgId) => Effect.map(getOrg(orgId), (org) => (isPlanName(org.plan) ? org.plan : 'free')),
+  }, run)
   yield* scopedSubscription(eventLog, { name: runs.name, categories: runs.categories, concurrency: 8 }, runs.handle)
-  const mails = makePauseMailProcessor({ publicBaseUrl: config.publicBaseUrl, log: logger.error }, run)
+  const mails = makePauseMailProcessor({
+    publicBaseUrl: config.publicBaseUrl, log: logger.error,
+    recipientsOf: (orgId) => Effect.map(findDocs(USERS, { org_id: orgId }), (users) => users.map((user) => ({ id: user._id, email: user.email }))),
+  }, run)
   yield* scopedSubscription(eventLog, { name: mails.name, categories: mails.categories, concurrency: 2 }, mails.handle)
   yield* Effect.forkScoped(runScheduler([monitorScheduleSource], { pollMs: config.schedulerPollMs, concurrency: 8, log: logger.error }))
 })

@@ -1,11 +1,11 @@
 import { Effect } from 'effect'
-import { loadMonitor, runMonitorCommand } from '../commands/monitors.js'
-import { dueFire, scheduledRunId } from '../domain/schedule/schedule.js'
-import { MONITORS } from '../projections/monitors.js'
-import { findDocs } from '../projections/projection.js'
-import type { ScheduleSource } from './scheduler.js'
-import type { DocumentStore } from '../ports/document-store.js'
-import type { EventStore } from '../ports/event-store.js'
+import { loadMonitor, runMonitorCommand } from '../../commands/monitors.js'
+import { dueFire, scheduledRunId } from '../../domain/schedule/schedule.js'
+import { MONITORS } from '../../projections/monitors.js'
+import { findDocs } from '../../projections/projection.js'
+import type { ScheduleSource } from '../../processors/scheduler.js'
+import type { DocumentStore } from '../../ports/document-store.js'
+import type { EventStore } from '../../ports/event-store.js'
 
 /** v1 monitors as a schedule source: the read model says who may be due, each monitor's stream decides. */
 export const monitorScheduleSource: ScheduleSource<EventStore | DocumentStore> = {
