@@ -26,6 +26,7 @@ import { keyRoutes } from './v1/keys.js'
 import { orgRoutes } from './v1/org.js'
 import { webhookRoutes } from './v1/webhooks.js'
 import { recipeRoutes } from './v1/recipes.js'
+import { retentionRoutes } from './v1/retention.js'
 
 export interface AppOptions {
   readonly logger?: boolean | object
@@ -111,6 +112,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   await app.register(async (scope) => webhookRoutes(scope, routeCtx))
   await app.register(async (scope) => recipeRoutes(scope, routeCtx))
   await app.register(async (scope) => monitorRoutes(scope, routeCtx))
+  await app.register(async (scope) => retentionRoutes(scope, routeCtx))
   await app.register(async (scope) => downloadRoutes(scope, ctx))
   const account = options.account
   if (account) await app.register(async (scope) => accountRoutes(scope, account))

@@ -1,6 +1,6 @@
 /** Every scope an API key can hold. A key created by `org create` holds all of them. */
 export const SCOPES = [
-  'jobs.create', 'jobs.read',
+  'jobs.create', 'jobs.read', 'jobs.delete',
   'keys.manage',
   'monitors.write', 'monitors.read',
   'webhooks.manage',

@@ -5,6 +5,7 @@ import { MonitorQuotaEvent } from './monitor/quota.js'
 import { OrgEvent } from './org/events.js'
 import { ScrapeEvent } from './scrape/events.js'
 import { ContentMonitorEvent, ContentMonitorQuotaEvent } from './content-monitor/events.js'
+import { HoldEvent, RetentionEvent } from './retention/events.js'
 import { EmailClaimEvent, UserEvent } from './user/events.js'
 import { WebhookDeliveryEvent, WebhookEndpointEvent } from './webhook/events.js'
 
@@ -37,6 +38,10 @@ const CATALOGUE = [
   category('content-monitor', ContentMonitorEvent),
   /** `content-monitor-quota-<user>`: the user's active content monitors, claimed with the expected revision (50 at most). */
   category('content-monitor-quota', ContentMonitorQuotaEvent),
+  /** `retention-<org>`: the organization's retention policy. */
+  category('retention', RetentionEvent),
+  /** `hold-<id>`: one legal hold. */
+  category('hold', HoldEvent),
 ] as const
 
 type Catalogue = typeof CATALOGUE

@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs'
 import { ManagedRuntime } from 'effect'
+import { verifyChain } from '../domain/audit-chain.js'
+import { consoleLogger } from './logger.js'
+import { purgeSweep } from './roles/purger.js'
 import { createApiKey, createOrg } from '../commands/orgs.js'
 import { DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
 import { setOrgIpAllowlist, setOrgSummaries } from '../commands/org-settings.js'
@@ -15,7 +19,9 @@ const usage = `usage:
   cli org ip-allowlist clear --org ORG_ID
   cli org set --org ORG_ID --summaries on|off
   cli replay
-  cli recipes lint [FILE...]`
+  cli recipes lint [FILE...]
+  cli purge [--as-of ISO-TIME] [--dry-run]
+  cli audit verify FILE`
 
 const flag = (args: string[], name: string) => {
   const i = args.indexOf(`--${name}`)
@@ -68,6 +74,17 @@ const main = async (args: string[]) => {
       if (summaries !== 'on' && summaries !== 'off') throw new Error('--summaries takes on or off')
       await run(setOrgSummaries({ org_id: orgId, enabled: summaries === 'on', now: new Date().toISOString(), metadata }))
       process.stdout.write(`${JSON.stringify({ org_id: orgId, summaries })}\n`)
+    } else if (args[0] === 'purge') {
+      const asOf = flag(args, 'as-of')
+      const now = asOf === undefined ? new Date() : new Date(asOf)
+      if (Number.isNaN(now.getTime())) throw new Error('--as-of takes an ISO 8601 instant, e.g. 2030-01-01T00:00:00Z')
+      const dryRun = args.includes('--dry-run')
+      const counts = await run(purgeSweep(config, consoleLogger(config.logLevel), { now, dryRun }))
+      process.stdout.write(`${JSON.stringify({ as_of: now.toISOString(), dry_run: dryRun, ...counts })}\n`)
+    } else if (args[0] === 'audit' && args[1] === 'verify' && args[2] !== undefined) {
+      const verdict = verifyChain(readFileSync(args[2], 'utf8').split('\n'))
+      process.stdout.write(`${JSON.stringify(verdict)}\n`)
+      if (!verdict.ok) process.exitCode = 1
     } else if (args[0] === 'replay') {
       const counts = await run(replayProjections(PROJECTIONS))
       process.stdout.write(`${JSON.stringify({ replayed: counts })}\n`)

@@ -7,7 +7,7 @@ import { parseOriginOverrides, type OriginOverrides, type RecipeCatalogue } from
 import { DEFAULT_RECIPES_DIR, loadRecipeCatalogue } from './recipes.js'
 import { DEFAULT_RETRY_LADDER, parseRetryLadder } from '../domain/webhook/retry-ladder.js'
 
-export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer', 'webhooks', 'detector', 'recipe-health', 'scheduler'] as const
+export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer', 'webhooks', 'detector', 'recipe-health', 'scheduler', 'purger'] as const
 export type Role = (typeof ROLES)[number]
 
 export interface Config {
@@ -56,6 +56,8 @@ export interface Config {
   readonly metricsPort: number | null
   /** WEBHOOK_*: the webhooks role's retry ladder, answer deadline, parallel deliveries and look-again interval. */
   readonly webhooks: WebhookConfig
+  /** PURGE_INTERVAL_SECONDS, PURGE_BATCH_SIZE: how often the purger sweeps, and how many jobs one sweep purges at most. */
+  readonly purge: { readonly intervalSeconds: number; readonly batchSize: number }
 }
 
 export interface RecipeSettings {
@@ -180,6 +182,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       timeoutMs: Math.max(1, int(env.WEBHOOK_TIMEOUT_MS, 10_000, 'WEBHOOK_TIMEOUT_MS')),
       concurrency: Math.max(1, int(env.WEBHOOK_CONCURRENCY, 16, 'WEBHOOK_CONCURRENCY')),
       pollMs: Math.max(10, int(env.WEBHOOK_POLL_MS, 500, 'WEBHOOK_POLL_MS')),
+    },
+    purge: {
+      intervalSeconds: Math.max(1, int(env.PURGE_INTERVAL_SECONDS, 300, 'PURGE_INTERVAL_SECONDS')),
+      batchSize: Math.max(1, int(env.PURGE_BATCH_SIZE, 1000, 'PURGE_BATCH_SIZE')),
     },
     browser: {
       chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',

@@ -12,6 +12,7 @@ import { fetcherRole } from './roles/fetcher.js'
 import { mailerRole } from './roles/mailer.js'
 import { ensureReadModelIndexes, projectorRole } from './roles/projector.js'
 import { recipeHealthRole } from './roles/recipe-health.js'
+import { purgerRole } from './roles/purger.js'
 import { relayRole } from './roles/relay.js'
 import { scrapeRecorderRole } from './roles/scrape-recorder.js'
 import { webhooksRole } from './roles/webhooks.js'
@@ -44,6 +45,7 @@ const rolesLayer = (config: Config, roles: readonly Role[], logger: Logger) => L
     if (roles.includes('detector')) yield* Effect.sequentialFinalizers(detectorRole(config, logger))
     if (roles.includes('recipe-health')) yield* recipeHealthRole(config, logger)
     if (roles.includes('scheduler')) yield* Effect.sequentialFinalizers(schedulerRole(config, logger))
+    if (roles.includes('purger')) yield* purgerRole(config, logger)
     return started
   }))
   const metricsServer = config.metricsPort === null ? undefined : yield* metricsListener(config.metricsPort, config.host)

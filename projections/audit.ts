@@ -20,7 +20,7 @@ const OMITTED = new Set(['_tag', 'key_hash', 'password_hash', 'token_hash', 'sec
 
 export const auditProjection = defineProjection({
   name: 'projection.audit',
-  categories: ['org', 'job', 'user', 'webhook-endpoint'],
+  categories: ['org', 'job', 'user', 'webhook-endpoint', 'retention', 'hold'],
   collections: [AUDIT.name],
   indexes: [{ collection: AUDIT.name, fields: [['org_id', 1], ['position', -1]] }],
   concurrency: 8,

@@ -1,9 +1,10 @@
 import { Effect } from 'effect'
 import type { JobType, JobSpec } from '../domain/job/spec.js'
-import type { ArtifactRecord, JobRequested, Manifest } from '../domain/job/events.js'
+import type { ArtifactRecord, JobEvent, JobRequested, Manifest } from '../domain/job/events.js'
 import type { RecipeRunRecord } from '../domain/recipe/run-spec.js'
 import type { EventEnvelope } from '../ports/event-store.js'
-import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
+import { DocumentStore } from '../ports/document-store.js'
+import { collection, defineProjection, getDoc, updateDoc, type Stored } from './projection.js'
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed'
 
@@ -33,6 +34,8 @@ export type JobDoc = Stored<{
 }>
 
 export const JOBS = collection<JobDoc>('jobs')
+/** Tombstones of purged jobs: an event of such a job delivered again (or replayed) never brings its record back. */
+export const PURGED_JOBS = collection<Stored<{ readonly org_id: string; readonly purged_at: string }>>('jobs_purged')
 
 /** The record of a job just requested (also the answer to its submission). */
 export const requestedJobDoc = (requested: JobRequested, position = 0): JobDoc => ({
@@ -51,7 +54,7 @@ const updateJob = (jobId: string, envelope: EventEnvelope, change: (job: JobDoc)
 export const jobsProjection = defineProjection({
   name: 'projection.jobs',
   categories: ['job'],
-  collections: [JOBS.name],
+  collections: [JOBS.name, PURGED_JOBS.name],
   indexes: [
     // Listing (newest first), filtered by tag or status.
     { collection: JOBS.name, fields: [['org_id', 1], ['created_at', -1]] },
@@ -60,7 +63,13 @@ export const jobsProjection = defineProjection({
   ],
   concurrency: 8,
   ordering: 'stream',
-  apply: (event, envelope) => {
+  apply: (event, envelope) => Effect.gen(function* () {
+    if (yield* getDoc(PURGED_JOBS, event.job_id)) return
+    yield* applyToJob(event, envelope)
+  }),
+})
+
+const applyToJob = (event: JobEvent, envelope: EventEnvelope) => {
     switch (event._tag) {
       case 'JobRequested':
         return updateDoc(JOBS, event.job_id, envelope, () => requestedJobDoc(event))
@@ -76,8 +85,17 @@ export const jobsProjection = defineProjection({
           ...doc, status: 'failed', finished_at: event.finished_at, failure_reason: event.failure_reason, failure_message: event.message,
           manifest: event.manifest ?? null, artifacts: event.artifacts ?? [], ...(event.recipe ? { recipe_run: event.recipe } : {}),
         }))
+      case 'ArtifactPurged':
+        return updateJob(event.job_id, envelope, (doc) => ({ ...doc, artifacts: doc.artifacts.filter((a) => a.artifact_id !== event.artifact_id) }))
+      case 'JobPurged':
+        return Effect.gen(function* () {
+          const job = yield* getDoc(JOBS, event.job_id)
+          if (!job) return
+          const docs = yield* DocumentStore
+          yield* docs.put(PURGED_JOBS.name, { _id: event.job_id, _position: envelope.position, org_id: job.org_id, purged_at: event.purged_at })
+          yield* docs.delete(JOBS.name, event.job_id)
+        })
       default:
         return Effect.void
     }
-  },
-})
+}

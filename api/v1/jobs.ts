@@ -1,5 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { submitAdmittedJob } from '../../commands/admit-job.js'
+import { requestJobDeletion } from '../../commands/purge.js'
+import { coverage, isHeld } from '../../domain/retention/coverage.js'
+import { LIFECYCLE_JOBS } from '../../projections/lifecycle.js'
+import { activeHolds } from '../../projections/retention-queries.js'
 import type { PlanName } from '../../domain/plans.js'
 import { MissingFields, StateConflict, ValidationFailed } from '../../domain/errors.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
@@ -88,6 +92,27 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
   }, async (request) => {
     const { job_id } = request.params as { job_id: string }
     return jobView(await ctx.run(getJob(principalOf(request).org_id, job_id)))
+  })
+
+  app.delete('/v1/jobs/:job_id', {
+    preHandler: requireApiKey(ctx, 'jobs.delete'),
+    schema: {
+      tags: ['jobs'], summary: 'Request the deletion of a finished job', security, params: jobIdParams,
+      description: 'Answers 202: the purger removes the job and its artifacts at its next sweep (PURGE_INTERVAL_SECONDS), as it does past retention (see the retention policy): the job leaves every listing and get, its artifact URLs answer 404, its blobs are deleted, and the purge is recorded in the audit log. Asking again answers 202 and changes nothing. 404 `job_not_found` (also another organization\'s job); 409 `job_not_finished` while queued or running; 409 `legal_hold_active` while a legal hold covers the organization, the job or one of its artifacts.',
+      response: {
+        202: { type: 'object', properties: { job_id: { type: 'string' }, deletion_requested: { type: 'boolean' } } },
+        ...errors(401, 403, 404, 409),
+      },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request)
+    const { job_id } = request.params as { job_id: string }
+    const job = await ctx.run(getJob(principal.org_id, job_id))
+    const held = coverage(await ctx.run(activeHolds(principal.org_id)), { job_id, artifact_ids: job.artifacts.map((a) => a.artifact_id) })
+    if (isHeld(held)) throw new StateConflict({ code: 'legal_hold_active', message: `a legal hold covers job ${job_id}; it cannot be deleted until the hold is released` })
+    const requested = await ctx.run(requestJobDeletion({ org_id: principal.org_id, job_id, metadata: requestMetadata(request, `api_key:${principal.key_id}`) }))
+    if (requested.events.length > 0) await ctx.run(waitForPosition(LIFECYCLE_JOBS, job_id, requested.position))
+    return reply.code(202).send({ job_id, deletion_requested: true })
   })
 
   app.get('/v1/jobs/:job_id/result', {

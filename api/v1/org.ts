@@ -1,11 +1,14 @@
+import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
+import { chainRecord, GENESIS_HASH } from '../../domain/audit-chain.js'
+import type { AuditEntryDoc } from '../../projections/audit.js'
 import { setOrgIpAllowlist } from '../../commands/org-settings.js'
 import { fieldError, ValidationFailed } from '../../domain/errors.js'
 import { monthOf } from '../../domain/limits.js'
 import { validateIpList } from '../../domain/org/key-request.js'
 import { PLANS, type PlanName } from '../../domain/plans.js'
 import { isPlainObject, unknownFields } from '../../domain/validation.js'
-import { getOrg, listAudit } from '../../projections/org-queries.js'
+import { auditBatch, getOrg, listAudit, type AuditFilter } from '../../projections/org-queries.js'
 import type { OrgDoc } from '../../projections/orgs.js'
 import { admissionUsage } from '../../projections/usage-queries.js'
 import { principalOf, requireApiKey } from '../auth.js'
@@ -59,6 +62,11 @@ const AuditPageSchema = {
   },
 } as const
 
+const EXPORT_BATCH = 500
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
+
+const auditView = ({ _id, _position, org_id, ...entry }: AuditEntryDoc) => ({ event_id: _id, ...entry })
+
 export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
   app.get('/v1/org', {
     preHandler: requireApiKey(ctx, 'org.read'),
@@ -107,17 +115,65 @@ export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     }
   })
 
+  const auditQuery = {
+    type: { type: 'string', maxLength: 100, description: 'Only entries of this event type, e.g. `RetentionPolicySet`, `JobPurged`.' },
+    actor: { type: 'string', maxLength: 200, description: 'Only entries of this actor, e.g. `api_key:<id>`, `purger`, `cli`.' },
+    from: { type: 'string', maxLength: 40, description: 'Only entries that occurred at or after this instant; not a date-time: 422 `invalid_from`.' },
+    to: { type: 'string', maxLength: 40, description: 'Only entries that occurred at or before this instant; not a date-time: 422 `invalid_to`.' },
+  } as const
+  const instant = (field: 'from' | 'to', value: string | undefined) => {
+    if (value === undefined) return {}
+    const parsed = ISO_INSTANT.test(value) ? new Date(value) : null
+    if (!parsed || Number.isNaN(parsed.getTime())) throw new ValidationFailed({ errors: [fieldError(field, `invalid_${field}`, `${field} must be an ISO 8601 date-time, e.g. 2030-01-31T00:00:00Z`)] })
+    return { [field]: parsed.toISOString() }
+  }
+  const filterOf = (q: AuditFilter): AuditFilter => ({
+    ...(q.type !== undefined ? { type: q.type } : {}), ...(q.actor !== undefined ? { actor: q.actor } : {}),
+    ...instant('from', q.from), ...instant('to', q.to),
+  })
+
   app.get('/v1/audit-log', {
     preHandler: requireApiKey(ctx, 'org.read'),
     schema: {
       tags: ['org'], summary: 'Audit log of the organization, newest first', security,
-      description: 'One entry per recorded event (keys created and revoked, settings changed, jobs requested and finished, ...) with actor and correlation id. Secrets and their hashes are never included.',
-      querystring: { type: 'object', additionalProperties: false, properties: pagingProperties(50) },
+      description: 'One entry per recorded event (keys created and revoked, settings changed, retention policy changes, legal holds placed and released, jobs requested, finished, deleted and purged, ...) with actor and correlation id. Secrets and their hashes are never included. Filter by `type`, `actor` and the `from`/`to` range of `occurred_at`.',
+      querystring: { type: 'object', additionalProperties: false, properties: { ...auditQuery, ...pagingProperties(50) } },
       response: { 200: AuditPageSchema, ...errors(401, 403, 422) },
     },
   }, async (request) => {
-    const { page, per_page } = request.query as { page: number; per_page: number }
-    const { items, total } = await ctx.run(listAudit(principalOf(request).org_id, page, per_page))
-    return { items: items.map(({ _id, _position, org_id, ...entry }) => ({ event_id: _id, ...entry })), total, page, per_page }
+    const { page, per_page, ...filter } = request.query as AuditFilter & { page: number; per_page: number }
+    const { items, total } = await ctx.run(listAudit(principalOf(request).org_id, page, per_page, filterOf(filter)))
+    return { items: items.map(auditView), total, page, per_page }
+  })
+
+  app.get('/v1/audit-log/export', {
+    preHandler: requireApiKey(ctx, 'org.read'),
+    schema: {
+      tags: ['org'], summary: 'Export the audit log as NDJSON, oldest first, hash-chained', security,
+      description: 'One JSON record per line (`application/x-ndjson`), in log order, with the same filters as the listing. Each record carries `prev_hash` (the previous record\'s `hash`; 64 zeros for the first) and `hash`, the SHA-256 of the record without `hash` serialized as JSON with keys sorted at every depth. `npm run --silent cli -- audit verify FILE` checks an export and names the first broken record.',
+      querystring: { type: 'object', additionalProperties: false, properties: auditQuery },
+      response: {
+        200: { description: 'NDJSON audit records.', content: { 'application/x-ndjson': { schema: { type: 'string' } } } },
+        ...errors(401, 403, 422),
+      },
+    },
+  }, async (request, reply) => {
+    const orgId = principalOf(request).org_id
+    const filter = filterOf(request.query as AuditFilter)
+    const run = ctx.run
+    async function* lines () {
+      let prev = GENESIS_HASH
+      for (let after = -1; ;) {
+        const batch = await run(auditBatch(orgId, filter, after, EXPORT_BATCH))
+        for (const entry of batch) {
+          const record = chainRecord(auditView(entry), prev)
+          prev = record.hash
+          yield `${JSON.stringify(record)}\n`
+        }
+        if (batch.length < EXPORT_BATCH) return
+        after = batch[batch.length - 1]!.position
+      }
+    }
+    return reply.header('content-type', 'application/x-ndjson; charset=utf-8').send(Readable.from(lines()))
   })
 }

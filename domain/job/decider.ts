@@ -3,20 +3,46 @@ import { NotFound, StateConflict } from '../errors.js'
 import type { Decider } from '../decider.js'
 import { CREDIT_WEIGHTS } from '../plans.js'
 import { recipeReservation, type RecipeRunRecord } from '../recipe/run-spec.js'
-import { JobFailed, JobRequested, JobStarted, JobSucceeded, type ArtifactRecord, type JobEvent, type Manifest } from './events.js'
+import {
+  ArtifactBlobDeleted, ArtifactPurged, JobDeletionRequested, JobFailed, JobPurged, JobRequested, JobStarted, JobSucceeded,
+  type ArtifactRecord, type JobEvent, type Manifest, type PurgeReason,
+} from './events.js'
 import type { JobSpec } from './spec.js'
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed'
 
 export type JobState =
   | { readonly status: 'none' }
-  | { readonly status: JobStatus; readonly job_id: string; readonly org_id: string; readonly spec: JobSpec; readonly attempt: number }
+  | {
+    readonly status: JobStatus; readonly job_id: string; readonly org_id: string; readonly spec: JobSpec; readonly attempt: number
+    readonly lifecycle: JobLifecycle
+  }
+
+/** What retention, deletion requests and purges did to a job. */
+export interface JobLifecycle {
+  readonly artifacts: readonly ArtifactRecord[]
+  readonly deletion_requested: boolean
+  /** Artifacts whose tombstone is recorded. */
+  readonly purged_artifacts: ReadonlySet<string>
+  /** Artifacts whose blob is recorded deleted. */
+  readonly deleted_blobs: ReadonlySet<string>
+  readonly purged: boolean
+}
+
+const NO_LIFECYCLE: JobLifecycle = { artifacts: [], deletion_requested: false, purged_artifacts: new Set(), deleted_blobs: new Set(), purged: false }
 
 export type JobCommand =
   | { readonly _tag: 'RequestJob'; readonly job_id: string; readonly org_id: string; readonly api_key_id: string | null; readonly spec: JobSpec; readonly now: string }
   | { readonly _tag: 'StartJob'; readonly job_id: string; readonly worker_id: string; readonly now: string }
   | { readonly _tag: 'SucceedJob'; readonly job_id: string; readonly manifest: Manifest; readonly artifacts: readonly ArtifactRecord[]; readonly recipe?: RecipeRunRecord; readonly now: string }
   | { readonly _tag: 'FailJob'; readonly job_id: string; readonly failure_reason: string; readonly message: string; readonly manifest?: Manifest; readonly artifacts?: readonly ArtifactRecord[]; readonly recipe?: RecipeRunRecord; readonly now: string }
+  | { readonly _tag: 'RequestJobDeletion'; readonly job_id: string; readonly now: string }
+  /**
+   * Tombstones every artifact not held, then the job itself when none is held. The caller has checked that no
+   * organization or job hold covers it; `held_artifacts` are the artifacts that stay.
+   */
+  | { readonly _tag: 'PurgeJob'; readonly job_id: string; readonly reason: PurgeReason; readonly held_artifacts: ReadonlySet<string>; readonly now: string }
+  | { readonly _tag: 'RecordBlobDeleted'; readonly job_id: string; readonly artifact_id: string; readonly now: string }
 
 export type JobError = NotFound | StateConflict
 
@@ -32,18 +58,55 @@ export const creditsCharged = (outcome: { readonly succeeded: boolean; readonly 
 
 const finished = (s: JobState) => s.status === 'succeeded' || s.status === 'failed'
 
+const withLifecycle = (state: JobState, change: (lifecycle: JobLifecycle) => Partial<JobLifecycle>): JobState =>
+  state.status === 'none' ? state : { ...state, lifecycle: { ...state.lifecycle, ...change(state.lifecycle) } }
+
+const add = (set: ReadonlySet<string>, item: string): ReadonlySet<string> => new Set([...set, item])
+
+type Existing = Exclude<JobState, { readonly status: 'none' }>
+
+/** Deletion, purge and purge records: idempotent, so a sweep repeated after a crash appends nothing twice. */
+const decideLifecycle = (command: Extract<JobCommand, { _tag: 'RequestJobDeletion' | 'PurgeJob' | 'RecordBlobDeleted' }>, state: Existing): Either.Either<readonly JobEvent[], JobError> => {
+  const { lifecycle } = state
+  switch (command._tag) {
+    case 'RequestJobDeletion':
+      if (lifecycle.purged) return Either.left(new NotFound({ resource: 'job', id: command.job_id }))
+      if (!finished(state)) return Either.left(new StateConflict({ code: 'job_not_finished', message: `job ${command.job_id} is ${state.status}; delete it once it finished` }))
+      return Either.right(lifecycle.deletion_requested ? [] : [new JobDeletionRequested({ job_id: command.job_id, requested_at: command.now })])
+    case 'PurgeJob': {
+      if (lifecycle.purged || !finished(state)) return Either.right([])
+      const base = { job_id: command.job_id, reason: command.reason, purged_at: command.now }
+      const remaining = lifecycle.artifacts.filter((a) => !lifecycle.purged_artifacts.has(a.artifact_id))
+      const purgeable = remaining.filter((a) => !command.held_artifacts.has(a.artifact_id))
+      const tombstones = purgeable.map((a) => new ArtifactPurged({ ...base, artifact_id: a.artifact_id, blob_key: a.blob_key }))
+      return Either.right(purgeable.length === remaining.length ? [...tombstones, new JobPurged(base)] : tombstones)
+    }
+    case 'RecordBlobDeleted':
+      if (!lifecycle.purged_artifacts.has(command.artifact_id) || lifecycle.deleted_blobs.has(command.artifact_id)) return Either.right([])
+      return Either.right([new ArtifactBlobDeleted({ job_id: command.job_id, artifact_id: command.artifact_id, deleted_at: command.now })])
+  }
+}
+
 export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
   initialState: { status: 'none' },
   evolve: (state, event) => {
     switch (event._tag) {
       case 'JobRequested':
-        return { status: 'queued', job_id: event.job_id, org_id: event.org_id, spec: event.spec, attempt: 0 }
+        return { status: 'queued', job_id: event.job_id, org_id: event.org_id, spec: event.spec, attempt: 0, lifecycle: NO_LIFECYCLE }
       case 'JobStarted':
         return state.status === 'none' ? state : { ...state, status: 'running', attempt: event.attempt }
       case 'JobSucceeded':
-        return state.status === 'none' ? state : { ...state, status: 'succeeded' }
+        return state.status === 'none' ? state : { ...state, status: 'succeeded', lifecycle: { ...state.lifecycle, artifacts: event.artifacts } }
       case 'JobFailed':
-        return state.status === 'none' ? state : { ...state, status: 'failed' }
+        return state.status === 'none' ? state : { ...state, status: 'failed', lifecycle: { ...state.lifecycle, artifacts: event.artifacts ?? [] } }
+      case 'JobDeletionRequested':
+        return withLifecycle(state, () => ({ deletion_requested: true }))
+      case 'ArtifactPurged':
+        return withLifecycle(state, (l) => ({ purged_artifacts: add(l.purged_artifacts, event.artifact_id) }))
+      case 'JobPurged':
+        return withLifecycle(state, () => ({ purged: true }))
+      case 'ArtifactBlobDeleted':
+        return withLifecycle(state, (l) => ({ deleted_blobs: add(l.deleted_blobs, event.artifact_id) }))
     }
   },
   decide: (command, state) => {
@@ -55,6 +118,7 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
       })])
     }
     if (state.status === 'none') return Either.left(new NotFound({ resource: 'job', id: command.job_id }))
+    if (command._tag === 'RequestJobDeletion' || command._tag === 'PurgeJob' || command._tag === 'RecordBlobDeleted') return decideLifecycle(command, state)
     if (finished(state)) return Either.left(new StateConflict({ code: 'job_finished', message: `job ${command.job_id} already finished` }))
     switch (command._tag) {
       // A running job may be started again: its worker died before finishing (at-least-once processing).

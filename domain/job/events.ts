@@ -54,5 +54,37 @@ export class JobFailed extends Schema.TaggedClass<JobFailed>()('JobFailed', {
   recipe: Schema.optional(RecipeRunRecord),
 }) {}
 
-export const JobEvent = Schema.Union(JobRequested, JobStarted, JobSucceeded, JobFailed)
+/** A user asked to delete a finished job (DELETE /v1/jobs/{id}); the purger carries it out unless a legal hold covers it. */
+export class JobDeletionRequested extends Schema.TaggedClass<JobDeletionRequested>()('JobDeletionRequested', {
+  job_id: Schema.String,
+  requested_at: Schema.String,
+}) {}
+
+export const PurgeReason = Schema.Literal('retention_expired', 'deletion_requested')
+export type PurgeReason = typeof PurgeReason.Type
+
+/** Tombstone of one artifact (SPEC 3.7 step 1): its metadata leaves every API result; its blob is deleted next. */
+export class ArtifactPurged extends Schema.TaggedClass<ArtifactPurged>()('ArtifactPurged', {
+  job_id: Schema.String,
+  artifact_id: Schema.String,
+  blob_key: Schema.String,
+  reason: PurgeReason,
+  purged_at: Schema.String,
+}) {}
+
+/** Tombstone of a job (SPEC 3.7 step 1), after its artifacts': the job leaves every API result and never returns on replay. */
+export class JobPurged extends Schema.TaggedClass<JobPurged>()('JobPurged', {
+  job_id: Schema.String,
+  reason: PurgeReason,
+  purged_at: Schema.String,
+}) {}
+
+/** The purge record of one artifact (SPEC 3.7 steps 2 and 3): its blob was deleted from the blob store. */
+export class ArtifactBlobDeleted extends Schema.TaggedClass<ArtifactBlobDeleted>()('ArtifactBlobDeleted', {
+  job_id: Schema.String,
+  artifact_id: Schema.String,
+  deleted_at: Schema.String,
+}) {}
+
+export const JobEvent = Schema.Union(JobRequested, JobStarted, JobSucceeded, JobFailed, JobDeletionRequested, ArtifactPurged, JobPurged, ArtifactBlobDeleted)
 export type JobEvent = typeof JobEvent.Type
