@@ -4,7 +4,7 @@ import {
   cancelWebhookDelivery, judgeWebhookEndpoint, loadWebhookDelivery, loadWebhookEndpoint, recordWebhookAttempt,
 } from '../commands/webhooks.js'
 import type { AttemptResult } from '../domain/webhook/delivery-decider.js'
-import { signingSecrets } from '../domain/webhook/endpoint-decider.js'
+import { signingSecrets, type EndpointState } from '../domain/webhook/endpoint-decider.js'
 import type { AttemptOutcome } from '../domain/webhook/events.js'
 import { nextAttemptAt, RETRY_WINDOW_MS, retryAfterMs } from '../domain/webhook/retry-ladder.js'
 import { signatureHeader } from '../domain/webhook/signing.js'
@@ -55,14 +55,15 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
   const hints = Effect.runSync(Queue.unbounded<string>())
   const ctx = (causation: string) => ({ metadata: { correlation_id: causation, causation_id: causation, actor: 'webhooks' } })
 
-  const judge = (orgId: string, endpointId: string, outcome: AttemptOutcome, windowFirstAttempt: string, now: Date, seed: string) =>
+  /** The endpoint's verdict after an attempt, from its state as it was sent to (the attempt's own record is already in). */
+  const judge = (endpoint: Extract<EndpointState, { exists: true }>, outcome: AttemptOutcome, windowFirstAttempt: string, now: Date, seed: string) =>
     Effect.gen(function* () {
-      const endpoint = yield* loadWebhookEndpoint(endpointId)
-      if (!endpoint.exists) return
+      const { org_id: orgId, endpoint_id: endpointId } = endpoint
       const at = now.toISOString()
       const verdict = (command: Parameters<typeof judgeWebhookEndpoint>[1]) =>
         judgeWebhookEndpoint(orgId, command, { ...ctx(seed), idSeed: `${seed}:${command._tag}` }).pipe(Effect.catchTag('NotFound', () => Effect.void))
-      if (outcome === 'succeeded') return yield* verdict({ _tag: 'RecordDeliverySuccess', endpoint_id: endpointId, now: at })
+      // A success to an endpoint that was not failing changes nothing: no stream to read or append to.
+      if (outcome === 'succeeded') return endpoint.failing_since === null ? undefined : yield* verdict({ _tag: 'RecordDeliverySuccess', endpoint_id: endpointId, now: at })
       if (outcome === 'gone') {
         return yield* verdict({ _tag: 'DisableEndpoint', endpoint_id: endpointId, reason: 'gone', message: 'the receiver answered 410 Gone: the endpoint was disabled and gets no more events until it is enabled again', now: at })
       }
@@ -113,7 +114,7 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
         error: errorOf(answer), outcome, next_attempt_at: next?.toISOString() ?? null,
       }
       yield* recordWebhookAttempt(scheduled.org_id, deliveryId, delivery.attempts + 1, result, { ...ctx(seed), idSeed: seed })
-      yield* judge(scheduled.org_id, scheduled.endpoint_id, outcome, delivery.window_first_attempt_at ?? result.attempted_at, answeredAt, seed)
+      yield* judge(endpoint, outcome, delivery.window_first_attempt_at ?? result.attempted_at, answeredAt, seed)
     }).pipe(Effect.catchAll((error) => Effect.sync(() => options.log(`webhook delivery ${deliveryId} could not be attempted now; it stays due`, error))))
 
   /**
