@@ -15,6 +15,9 @@ import { tempDataDir, waitFor } from '../helpers/service.js'
 /**
  * A simulated day of a five-minute monitor while the scheduler process is stopped and started again and again (some
  * restarts after downtime): every instant is fired exactly once or counted as missed by the catch-up run after it.
+ * A downtime is real only if the clock passes a scheduled instant while no scheduler runs: the restarted scheduler
+ * then fires the latest instant reached once, with the skipped ones counted as `missed`. A downtime shorter than a
+ * period skips nothing, so no catch-up run follows it.
  */
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
 const dataDir = tempDataDir('sched')
@@ -37,18 +40,27 @@ t.test('restarts over a simulated day: zero missing and zero duplicate runs', as
   const STEP = 5 * 60_000
   const first = Math.ceil(START / STEP) * STEP
   const instants = 288
+  /** Instants passed during each downtime, in order (0: down for less than one period). */
+  const DOWNTIMES = [0, 1, 2, 3, 12, 1, 5]
+  /** The catch-up fires the downtimes must produce: scheduled instant → instants it coalesces. */
+  const expectedCatchUps = new Map<number, number>()
   let restarts = 0
   let downtimes = 0
   for (let i = 0; i < instants; i++) {
-    const instant = first + i * STEP
     if (i % 20 === 7) {
+      // Instants up to i - 1 are handled; the clock still stands at or before instant i - 1.
       await running.close()
       restarts += 1
-      // Every other restart comes after downtime: instants pass while no scheduler runs.
-      if (restarts % 2 === 0 && i + 1 < instants) {
-        clock.set(new Date(instant))
-        i += 1
+      if (restarts % 2 === 0) {
+        const passed = DOWNTIMES[downtimes]!
         downtimes += 1
+        if (passed === 0) {
+          clock.set(new Date(first + (i - 1) * STEP + STEP / 2))
+        } else {
+          i += passed
+          clock.set(new Date(first + i * STEP))
+          expectedCatchUps.set(first + i * STEP, passed)
+        }
       }
       running = await start()
     }
@@ -61,10 +73,16 @@ t.test('restarts over a simulated day: zero missing and zero duplicate runs', as
   const fires = history.map((r) => decodeEvent(r.type, r.data)).flatMap((e) => (e._tag === 'MonitorRunFired' ? [e] : []))
   const scheduled = fires.map((f) => f.scheduled_for)
   t.ok(restarts >= 14, `${restarts} restarts, ${downtimes} after downtime`)
+  t.equal(downtimes, DOWNTIMES.length, 'every planned downtime happened')
   t.equal(new Set(scheduled).size, scheduled.length, 'no instant fired twice')
   t.equal(new Set(fires.map((f) => f.run_id)).size, fires.length, 'no run id twice')
-  t.equal(fires.reduce((sum, f) => sum + 1 + f.missed, 0), instants, 'every instant of the day fired or counted as missed')
-  const catchUps = fires.filter((f) => f.missed > 0).length
-  t.ok(catchUps >= 1 && catchUps <= downtimes, `catch-up runs after downtime: ${catchUps} for ${downtimes} downtimes`)
+  const covered = fires.flatMap((f) => Array.from({ length: 1 + f.missed }, (_, back) => Date.parse(f.scheduled_for) - back * STEP))
+  t.equal(covered.length, instants, 'as many instants fired or counted as missed as the day has')
+  t.same([...covered].sort((a, b) => a - b), Array.from({ length: instants }, (_, k) => first + k * STEP), 'every instant of the day fired or counted as missed by the next fire, none twice')
+  t.same(
+    fires.filter((f) => f.missed > 0).map((f) => [f.scheduled_for, f.missed]),
+    [...expectedCatchUps].map(([at, passed]) => [new Date(at).toISOString(), passed]),
+    'one catch-up run per downtime that passed an instant, recording exactly the instants it skipped; none after the short downtime',
+  )
   t.ok(scheduled.every((s) => (Date.parse(s) - first) % STEP === 0), 'fires only at scheduled instants')
 })
