@@ -11,7 +11,7 @@ import type { ContentMonitorChanges, ContentMonitorFields } from '../domain/cont
 import { runJobRequest } from '../domain/content-monitor/run-job.js'
 import { validateJobSpec } from '../domain/job/spec.js'
 import type { PlanName } from '../domain/plans.js'
-import { isTimeZone, nextFireAfter } from '../domain/schedule/schedule.js'
+import { dueFire, isTimeZone, nextFireAfter, scheduledRunId, type Schedule } from '../domain/schedule/schedule.js'
 import { STREAMS } from '../domain/streams.js'
 import { Clock } from '../ports/clock.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
@@ -40,8 +40,11 @@ const quota = (command: 'ClaimPlace' | 'ReleasePlace', userId: string, orgId: st
   handle(contentMonitorQuotaDecider, STREAMS['content-monitor-quota'].stream(userId), { _tag: command, user_id: userId, monitor_id: monitorId, now: now.toISOString() }, { org_id: orgId, metadata })
 
 /** Runs every `frequency` minutes from the monitor's creation. */
+const scheduleOf = (monitor: { readonly created_at: string; readonly frequency_minutes: number }): Schedule =>
+  ({ kind: 'every', minutes: monitor.frequency_minutes, anchor: new Date(monitor.created_at) })
+
 const nextRunAt = (monitor: { readonly created_at: string; readonly frequency_minutes: number }, now: Date) =>
-  nextFireAfter({ kind: 'every', minutes: monitor.frequency_minutes, anchor: new Date(monitor.created_at) }, now)!.toISOString()
+  nextFireAfter(scheduleOf(monitor), now)!.toISOString()
 
 /**
  * Creates an active monitor: first a place among the user's 50 active ones (claimed on the user's quota stream with
@@ -96,12 +99,42 @@ export const requestContentMonitorRun = (input: RequestRun) =>
     const now = (yield* Clock).now()
     const monitor = yield* ownMonitor(input.user_id, input.monitor_id)
     const scheduledAt = input.force ? now.toISOString() : nextRunAt(monitor, now)
-    const runId = deterministicId(`content-monitor-run:${input.monitor_id}:${scheduledAt}`)
+    // A scheduled instant's run has the id the scheduler gives it, so asking for it ahead changes nothing.
+    const runId = input.force ? deterministicId(`content-monitor-run:${input.monitor_id}:${scheduledAt}`) : scheduledRunId(input.monitor_id, new Date(scheduledAt))
     const requested = yield* runMonitorCommand({
       _tag: 'RequestRun', monitor_id: input.monitor_id, run_id: runId, scheduled_at: scheduledAt, forced: input.force, now: now.toISOString(),
     }, monitor.org_id, input.metadata)
     if (!input.force || requested.events.length === 0) return { run_id: runId, position: requested.position }
     return { run_id: runId, position: yield* startRun(monitor, runId, input.plan, input.allowlist, input.metadata) }
+  })
+
+export interface ScheduledRunOptions<R> {
+  readonly allowlist: Allowlist
+  readonly planOf: (orgId: string) => Effect.Effect<PlanName, unknown, R>
+}
+
+/**
+ * The scheduler's fire for one monitor at `now`, decided from its stream: the latest due instant of its every-N-minutes
+ * schedule after those handled (earlier missed ones coalesce into it), whose run id derives from (monitor, instant),
+ * requested and started on the same path as a forced run. A restart or a second scheduler finds the run requested
+ * (or already started) and records nothing new. Answers whether it recorded anything.
+ */
+export const fireScheduledContentMonitorRun = <R>(monitorId: string, now: Date, options: ScheduledRunOptions<R>) =>
+  Effect.gen(function* () {
+    const monitor = yield* loadContentMonitor(monitorId)
+    if (!monitor.exists || monitor.status !== 'active') return false
+    const due = dueFire(scheduleOf(monitor), new Date(monitor.handled_up_to), now)
+    if (due === null) return false
+    const runId = scheduledRunId(monitorId, due.scheduled_for)
+    const metadata: EventMetadata = { correlation_id: runId, causation_id: null, actor: 'scheduler' }
+    const requested = yield* runMonitorCommand({
+      _tag: 'RequestRun', monitor_id: monitorId, run_id: runId, scheduled_at: due.scheduled_for.toISOString(), forced: false, now: now.toISOString(),
+    }, monitor.org_id, metadata)
+    // Still pending when it was asked for ahead (POST .../runs without force) or a crash came between request and start.
+    const current = yield* loadContentMonitor(monitorId)
+    if (!current.exists || current.runs.get(runId) !== 'pending') return requested.events.length > 0
+    yield* startRun(current, runId, yield* options.planOf(current.org_id), options.allowlist, metadata)
+    return true
   })
 
 /** Admits the run's job (its id is the run's) and records the start, or records the run skipped when admission refuses it. */

@@ -58,6 +58,8 @@ export const contentMonitorsProjection = defineProjection({
     { collection: CONTENT_MONITORS.name, fields: [['user_id', 1], ['created_at', -1]] },
     { collection: CONTENT_MONITORS.name, fields: [['user_id', 1], ['next_run_at', 1]] },
     { collection: CONTENT_MONITORS.name, fields: [['user_id', 1], ['updated_at', -1]] },
+    // The scheduler's question: which active monitors are due.
+    { collection: CONTENT_MONITORS.name, fields: [['status', 1], ['next_run_at', 1]] },
     { collection: CONTENT_MONITOR_RUNS.name, fields: [['monitor_id', 1], ['scheduled_at', -1]] },
   ],
   concurrency: 8,

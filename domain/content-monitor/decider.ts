@@ -28,6 +28,13 @@ export type ContentMonitorState =
     readonly memory: RuleMemory
     readonly consecutive_failures: number
     readonly runs: ReadonlyMap<string, RunPhase>
+    /** Scheduled (not forced) runs and their instants: what moves `handled_up_to` once they leave `pending`. */
+    readonly scheduled_instants: ReadonlyMap<string, string>
+    /**
+     * Scheduled instants up to here are handled (their run started or ended), as are those before the monitor was
+     * created, reactivated or given a new frequency: the scheduler fires only later ones.
+     */
+    readonly handled_up_to: string
   }
 
 /** What a finished run observed: a snapshot (an answer came), a failure, or a skip. */
@@ -44,6 +51,7 @@ export type ContentMonitorCommand =
   | { readonly _tag: 'FinishRun'; readonly monitor_id: string; readonly run_id: string; readonly result: RunResult; readonly next_run_at: string | null; readonly now: string }
 
 const withRun = (runs: ReadonlyMap<string, RunPhase>, runId: string, phase: RunPhase) => new Map(runs).set(runId, phase)
+const later = (a: string, b: string | undefined) => (b !== undefined && Date.parse(b) > Date.parse(a) ? b : a)
 
 export const contentMonitorDecider: Decider<ContentMonitorCommand, ContentMonitorEvent, ContentMonitorState, NotFound | StateConflict> = {
   initialState: { exists: false },
@@ -52,15 +60,19 @@ export const contentMonitorDecider: Decider<ContentMonitorCommand, ContentMonito
       return {
         exists: true, monitor_id: event.monitor_id, user_id: event.user_id, org_id: event.org_id, url: event.url, backend: event.backend,
         status: 'active', frequency_minutes: event.frequency_minutes, rule: event.rule, created_at: event.created_at,
-        memory: NO_MEMORY, consecutive_failures: 0, runs: new Map(),
+        memory: NO_MEMORY, consecutive_failures: 0, runs: new Map(), scheduled_instants: new Map(), handled_up_to: event.created_at,
       }
     }
     if (!state.exists) return state
     switch (event._tag) {
       case 'ContentMonitorUpdated': {
         const ruleChanged = event.rule !== undefined && JSON.stringify(event.rule) !== JSON.stringify(state.rule)
+        // Instants missed while paused, or of the old frequency, are not caught up: the schedule restarts from here.
+        const rescheduled = (event.status === 'active' && state.status !== 'active')
+          || (event.frequency_minutes !== undefined && event.frequency_minutes !== state.frequency_minutes)
         return {
           ...state,
+          ...(rescheduled ? { handled_up_to: later(state.handled_up_to, event.updated_at) } : {}),
           ...(event.frequency_minutes !== undefined ? { frequency_minutes: event.frequency_minutes } : {}),
           ...(event.status !== undefined ? { status: event.status } : {}),
           // A new rule starts from a new baseline of its own state (the needle may be another one).
@@ -71,14 +83,18 @@ export const contentMonitorDecider: Decider<ContentMonitorCommand, ContentMonito
         }
       }
       case 'ContentMonitorRunRequested':
-        return { ...state, runs: withRun(state.runs, event.run_id, 'pending') }
+        return {
+          ...state, runs: withRun(state.runs, event.run_id, 'pending'),
+          ...(event.forced ? {} : { scheduled_instants: new Map(state.scheduled_instants).set(event.run_id, event.scheduled_at) }),
+        }
       case 'ContentMonitorRunStarted':
-        return { ...state, runs: withRun(state.runs, event.run_id, 'running') }
+        return { ...state, runs: withRun(state.runs, event.run_id, 'running'), handled_up_to: later(state.handled_up_to, state.scheduled_instants.get(event.run_id)) }
       case 'ContentMonitorRunFinished': {
         const runs = withRun(state.runs, event.run_id, 'finished')
-        if (event.outcome === 'skipped') return { ...state, runs }
-        if (event.outcome === 'failed') return { ...state, runs, consecutive_failures: state.consecutive_failures + 1 }
-        return { ...state, runs, consecutive_failures: 0, memory: event.snapshot ? remember(state.memory, event.snapshot, event.needle_present) : state.memory }
+        const handled_up_to = later(state.handled_up_to, state.scheduled_instants.get(event.run_id))
+        if (event.outcome === 'skipped') return { ...state, runs, handled_up_to }
+        if (event.outcome === 'failed') return { ...state, runs, handled_up_to, consecutive_failures: state.consecutive_failures + 1 }
+        return { ...state, runs, handled_up_to, consecutive_failures: 0, memory: event.snapshot ? remember(state.memory, event.snapshot, event.needle_present) : state.memory }
       }
       case 'ContentMonitorAutoDisabled':
         return { ...state, status: 'disabled' }

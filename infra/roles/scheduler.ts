@@ -4,6 +4,7 @@ import { findDocs } from '../../projections/projection.js'
 import { getOrg } from '../../projections/org-queries.js'
 import { USERS } from '../../projections/users.js'
 import { isPlanName } from '../../domain/plans.js'
+import { makeContentMonitorScheduleSource } from './content-monitor-schedule.js'
 import { monitorScheduleSource } from './monitor-schedule.js'
 import { makeMonitorRunsProcessor } from '../../processors/monitor-runs.js'
 import { makePauseMailProcessor } from '../../processors/monitor-pause-mail.js'
@@ -14,21 +15,20 @@ import type { Logger } from '../logger.js'
 import { currentRunner } from '../runtime.js'
 
 /**
- * The scheduler role: fires monitor runs at their instants (a stateless loop on the Clock), mints each run's job,
+ * The scheduler role: fires monitor runs and content-monitor runs at their instants (a stateless loop on the Clock), mints each run's job,
  * completes runs from their jobs' outcomes, and mails the organization when a monitor pauses itself.
  */
 export const schedulerRole = (config: Config, logger: Logger) => Effect.gen(function* () {
   const run = yield* currentRunner
   const eventLog = yield* EventLog
-  const runs = makeMonitorRunsProcessor({
-    allowlist: config.ssrfAllowlist, log: logger.error,
-    planOf: (orgId) => Effect.map(getOrg(orgId), (org) => (isPlanName(org.plan) ? org.plan : 'free')),
-  }, run)
+  const planOf = (orgId: string) => Effect.map(getOrg(orgId), (org) => (isPlanName(org.plan) ? org.plan : 'free'))
+  const runs = makeMonitorRunsProcessor({ allowlist: config.ssrfAllowlist, log: logger.error, planOf }, run)
   yield* scopedSubscription(eventLog, { name: runs.name, categories: runs.categories, concurrency: 8 }, runs.handle)
   const mails = makePauseMailProcessor({
     publicBaseUrl: config.publicBaseUrl, log: logger.error,
     recipientsOf: (orgId) => Effect.map(findDocs(USERS, { org_id: orgId }), (users) => users.map((user) => ({ id: user._id, email: user.email }))),
   }, run)
   yield* scopedSubscription(eventLog, { name: mails.name, categories: mails.categories, concurrency: 2 }, mails.handle)
-  yield* Effect.forkScoped(runScheduler([monitorScheduleSource], { pollMs: config.schedulerPollMs, concurrency: 8, log: logger.error }))
+  const contentMonitorScheduleSource = makeContentMonitorScheduleSource({ allowlist: config.ssrfAllowlist, planOf })
+  yield* Effect.forkScoped(runScheduler([monitorScheduleSource, contentMonitorScheduleSource], { pollMs: config.schedulerPollMs, concurrency: 8, log: logger.error }))
 })
