@@ -17,6 +17,7 @@ import { Clock } from '../ports/clock.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
 import { Usage } from '../ports/usage.js'
 import { submitAdmittedJob } from './admit-job.js'
+import { loadJob } from './jobs.js'
 import { deterministicId, handle } from './handle.js'
 
 export type ExistingMonitor = Extract<ContentMonitorState, { exists: true }>
@@ -147,7 +148,9 @@ const startRun = (monitor: ExistingMonitor, runId: string, plan: PlanName, allow
         job_id: runId, org_id: monitor.org_id, plan, key: null, enforcement: 'block', spec: checked.spec, allowlist, now, metadata,
       }))
       : null
-    if (admitted === null || admitted._tag === 'Left') {
+    // Refused because another scheduler (or a retry) admitted this very job first: the run started all the same.
+    const refusedAfterAdmission = admitted?._tag === 'Left' && (yield* loadJob(runId)).state.status !== 'none'
+    if ((admitted === null || admitted._tag === 'Left') && !refusedAfterAdmission) {
       const error = admitted?._tag === 'Left' ? admitted.left : null
       const reason = error === null ? 'invalid_target' : error._tag === 'AdmissionRejected' ? error.code : error instanceof ValidationFailed ? error.errors[0]?.code ?? 'invalid_target' : 'admission_failed'
       return (yield* finishRun(monitor, runId, { _tag: 'Skipped', reason }, metadata)).position

@@ -1,4 +1,6 @@
 import t from 'tap'
+import { Effect } from 'effect'
+import { fireScheduledContentMonitorRun } from '../../commands/content-monitors.js'
 import { makeManualClock } from '../../infra/clock/manual.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { signUp } from '../helpers/account.js'
@@ -17,17 +19,21 @@ t.teardown(async () => { await svc.close(); await site.close() })
 
 const PERIOD = 5 * 60_000
 const at = (periods: number) => new Date(start + periods * PERIOD).toISOString()
+// Two users (two organizations): each runs one job per instant, within the free plan's two concurrent jobs.
 const user = await signUp(svc)
-const create = async (url: string) => {
+const other = await signUp(svc)
+type User = typeof user
+const create = async (url: string, owner: User = user) => {
   const created = await svc.api('POST', '/content-monitors', {
-    headers: user.bearer, body: { url, backend: 'httpx', frequencyMinutes: 5, rule: { type: 'text_appeared', config: { needle: 'in stock' } } },
+    headers: owner.bearer, body: { url, backend: 'httpx', frequencyMinutes: 5, rule: { type: 'text_appeared', config: { needle: 'in stock' } } },
   })
   if (created.status !== 201) throw new Error(`create answered ${created.status} ${created.text}`)
   return created.body.id as string
 }
-const runsOf = async (id: string) => ((await svc.api('GET', `/content-monitors/${id}/runs?limit=100`, { headers: user.bearer })).body.runs as any[])
+const ownerOf = new Map<string, User>()
+const runsOf = async (id: string) => ((await svc.api('GET', `/content-monitors/${id}/runs?limit=100`, { headers: (ownerOf.get(id) ?? user).bearer })).body.runs as any[])
   .sort((a, b) => a.scheduledAt.localeCompare(b.scheduledAt))
-const monitorOf = async (id: string) => (await svc.api('GET', `/content-monitors/${id}`, { headers: user.bearer })).body
+const monitorOf = async (id: string) => (await svc.api('GET', `/content-monitors/${id}`, { headers: (ownerOf.get(id) ?? user).bearer })).body
 const settled = (runs: any[], count: number) => runs.length === count && runs.every((r) => !['pending', 'running'].includes(r.status))
 /** Moves the clock to the end of period `n` and waits until each monitor has its expected count of finished runs. */
 const period = async (n: number, expected: [string, number][]) => {
@@ -36,7 +42,8 @@ const period = async (n: number, expected: [string, number][]) => {
 }
 
 const stock = await create(`${site.origin}/watched`)
-const failing = await create(`http://127.0.0.1:${closedPort}/`)
+const failing = await create(`http://127.0.0.1:${closedPort}/`, other)
+ownerOf.set(failing, other)
 const paused = await create(`${site.origin}/watched`)
 const pausing = await svc.api('PATCH', `/content-monitors/${paused}`, { headers: user.bearer, body: { status: 'paused' } })
 if (pausing.status !== 200) throw new Error(`pause answered ${pausing.status}`)
@@ -68,10 +75,24 @@ t.test('one scheduled run per period: the rule decides the outcome, nextRunAt mo
   t.equal((await runsOf(stock)).length, 3, 'many scheduler passes later, still one run per instant')
 })
 
-t.test('scheduled failures count toward auto-disable; a disabled or paused monitor gets no scheduled run', async (t) => {
+t.test('schedulers racing for the same instant start one run', async (t) => {
+  const fire = () => svc.run(fireScheduledContentMonitorRun(stock, new Date(at(4)), {
+    allowlist: new Set([`127.0.0.1:${site.port}`]), planOf: () => Effect.succeed('free' as const),
+  }))
+  // Three more schedulers fire together with the service's own as the clock reaches the instant.
+  const fired = Promise.all([fire(), fire(), fire()])
+  clock.set(at(4))
+  await fired
   await period(4, [[stock, 4], [failing, 4]])
+  const runs = await runsOf(stock)
+  t.same(runs.map((r) => r.scheduledAt), [at(1), at(2), at(3), at(4)])
+  t.equal(new Set(runs.map((r) => r.id)).size, 4)
+  t.equal(runs[3].status, 'succeeded', 'a racer refused by the plan\'s limits does not mark the started run skipped')
+})
+
+t.test('scheduled failures count toward auto-disable; a disabled or paused monitor gets no scheduled run', async (t) => {
   await period(5, [[stock, 5], [failing, 5]])
-  t.ok((await runsOf(failing)).every((r) => r.status === 'failed'))
+  t.same((await runsOf(failing)).map((r) => [r.status, r.errorCode]), Array(5).fill(['failed', 'network_error']))
   await waitFor(async () => (await monitorOf(failing)).status === 'disabled', 10_000)
   t.same([(await monitorOf(failing)).consecutiveFailures, (await monitorOf(failing)).nextRunAt], [5, null])
 
