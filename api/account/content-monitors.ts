@@ -14,7 +14,7 @@ import { requestMetadata } from '../event-metadata.js'
 import type { AccountContext } from './context.js'
 import { CreateMonitorBody, MonitorItemSchema, MonitorSchema, PatchMonitorBody, RunSchema } from './content-monitor-schemas.js'
 import { accountPaging, pageOf } from './scrape-schemas.js'
-import { accountSecurity, MalformedBody, NotAuthenticated, ValidationErrorBody } from './schemas.js'
+import { accountSecurity, MalformedBody, NotAuthenticated, SEARCH_TEXT_MAX_LENGTH, ValidationErrorBody } from './schemas.js'
 import { userOf, type Sessions } from './session.js'
 
 const itemOf = (doc: ContentMonitorDoc) => ({
@@ -73,7 +73,7 @@ export const contentMonitorRoutes = async (app: FastifyInstance, account: Accoun
       querystring: {
         type: 'object', additionalProperties: false,
         properties: {
-          status: { type: 'string', enum: MONITOR_STATUSES }, backend: { type: 'string', enum: SCRAPE_BACKENDS }, q: { type: 'string', maxLength: 2048 },
+          status: { type: 'string', enum: MONITOR_STATUSES }, backend: { type: 'string', enum: SCRAPE_BACKENDS }, q: { type: 'string', maxLength: SEARCH_TEXT_MAX_LENGTH },
           sort: { type: 'string', enum: Object.keys(CONTENT_MONITOR_SORTS), default: 'createdAt' }, ...accountPaging(20),
         },
       },

@@ -79,3 +79,9 @@ export const ApiKeyCreatedBody = {
 } as const
 
 export const accountSecurity: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { sessionCookie: [] }]
+
+/**
+ * Longest `q` of the account lists. Encoded in the URL a character can take 12 bytes, and the whole request head
+ * must stay under Node's header limit (a longer one is answered 431 before any route runs).
+ */
+export const SEARCH_TEXT_MAX_LENGTH = 256

@@ -14,7 +14,7 @@ import { requestMetadata } from '../event-metadata.js'
 import type { AccountContext } from './context.js'
 import { envelopeOf, failedEnvelope, timeoutEnvelope, type ScrapeEnvelope } from './scrape-envelope.js'
 import { accountPaging, pageOf, ScrapeDetailBody, ScrapeEnvelopeBody, ScrapeItemBody, ScrapeRequestBody } from './scrape-schemas.js'
-import { accountSecurity, MalformedBody, NotAuthenticated, ValidationErrorBody } from './schemas.js'
+import { accountSecurity, MalformedBody, NotAuthenticated, SEARCH_TEXT_MAX_LENGTH, ValidationErrorBody } from './schemas.js'
 import { userOf, type Sessions } from './session.js'
 
 const isTimeZone = (zone: string) => {
@@ -98,7 +98,7 @@ export const scrapeRoutes = async (app: FastifyInstance, account: AccountContext
         properties: {
           status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
           backend: { type: 'string', enum: SCRAPE_BACKENDS },
-          q: { type: 'string', maxLength: 2048 },
+          q: { type: 'string', maxLength: SEARCH_TEXT_MAX_LENGTH },
           sort: { type: 'string', enum: Object.keys(SCRAPE_SORTS), default: 'createdAt' },
           ...accountPaging(20),
         },
