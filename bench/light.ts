@@ -3,11 +3,10 @@
  * server, beside a raw fetch loop of the light tier's HTTP client (wreq-js with the same Chromium profile, no gateway,
  * no service) against the same server in the same run.
  */
-import { createTransport, fetch as wreqFetch } from 'wreq-js'
-import { chromiumTransport, requestHeaders } from '../fetchers/light/chromium-profile.js'
 import { startFixtureSite } from '../test/fixtures/site.js'
 import { tempDataDir, waitFor } from '../test/helpers/service.js'
 import { runCli, spawnService } from '../test/helpers/process.js'
+import { rawLightFetch } from './raw-light-fetch.js'
 import { fmt, percentile, pool } from './stats.js'
 
 const N = Number(process.env.BENCH_JOBS ?? 300)
@@ -51,15 +50,7 @@ const runServiceJobs = async (count: number) => {
 const runRawClient = async (count: number) => {
   const latencies: number[] = []
   const started = performance.now()
-  await pool(count, CONCURRENCY, async () => {
-    const t0 = performance.now()
-    // As the light engine does: one transport per fetch, Chromium's headers, redirects not followed.
-    const transport = await createTransport({ ...chromiumTransport, trustStore: 'mozilla' })
-    const res = await wreqFetch(`${site.origin}/page`, { transport, headers: requestHeaders(new URL(site.origin), {}), disableDefaultHeaders: true, redirect: 'manual' })
-    await res.text()
-    await transport.close()
-    latencies.push(performance.now() - t0)
-  })
+  await pool(count, CONCURRENCY, async () => { latencies.push(await rawLightFetch(`${site.origin}/page`)) })
   return { seconds: (performance.now() - started) / 1000, latencies }
 }
 

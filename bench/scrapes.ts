@@ -4,11 +4,10 @@
  * tier's own HTTP client (wreq-js, same Chromium profile, no gateway, no service) in the same run: the latency the
  * service adds to a synchronous scrape.
  */
-import { createTransport, fetch as wreqFetch } from 'wreq-js'
-import { chromiumTransport, requestHeaders } from '../fetchers/light/chromium-profile.js'
 import { startFixtureSite } from '../test/fixtures/site.js'
 import { tempDataDir, waitFor } from '../test/helpers/service.js'
 import { spawnService } from '../test/helpers/process.js'
+import { rawLightFetch } from './raw-light-fetch.js'
 import { fmt, percentile } from './stats.js'
 
 const N = Number(process.env.BENCH_SCRAPES ?? 200)
@@ -42,15 +41,7 @@ const runScrapes = async (count: number) => {
 
 const runRawClient = async (count: number) => {
   const latencies: number[] = []
-  for (let i = 0; i < count; i++) {
-    const t0 = performance.now()
-    // As the light engine does: one transport per fetch, Chromium's headers, redirects not followed.
-    const transport = await createTransport({ ...chromiumTransport, trustStore: 'mozilla' })
-    const res = await wreqFetch(`${site.origin}/page`, { transport, headers: requestHeaders(new URL(site.origin), {}), disableDefaultHeaders: true, redirect: 'manual' })
-    await res.text()
-    await transport.close()
-    latencies.push(performance.now() - t0)
-  }
+  for (let i = 0; i < count; i++) latencies.push(await rawLightFetch(`${site.origin}/page`))
   return latencies
 }
 
