@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Ajv from 'ajv'
@@ -62,7 +62,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
     requestIdHeader: false,
     genReqId: correlationIdOf,
     // Each request's log lines carry it under the same name as the events' metadata, so logs and events join.
-    requestIdLogLabel: 'correlation_id',
+    logController: new LogController({ requestIdLogLabel: 'correlation_id' }),
     ...serverTimeoutOptions(limits),
     clientErrorHandler: sendClientError,
     frameworkErrors: sendFrameworkError,

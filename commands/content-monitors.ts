@@ -123,9 +123,9 @@ export interface ScheduledRunOptions<R> {
 export const fireScheduledContentMonitorRun = <R>(monitorId: string, now: Date, options: ScheduledRunOptions<R>) =>
   Effect.gen(function* () {
     const monitor = yield* loadContentMonitor(monitorId)
-    if (!monitor.exists || monitor.status !== 'active') return false
+    if (!monitor.exists || monitor.status !== 'active') return null
     const due = dueFire(scheduleOf(monitor), new Date(monitor.handled_up_to), now)
-    if (due === null) return false
+    if (due === null) return null
     const runId = scheduledRunId(monitorId, due.scheduled_for)
     const metadata: EventMetadata = { correlation_id: runId, causation_id: null, actor: 'scheduler' }
     const requested = yield* runMonitorCommand({
@@ -133,9 +133,9 @@ export const fireScheduledContentMonitorRun = <R>(monitorId: string, now: Date, 
     }, monitor.org_id, metadata)
     // Still pending when it was asked for ahead (POST .../runs without force) or a crash came between request and start.
     const current = yield* loadContentMonitor(monitorId)
-    if (!current.exists || current.runs.get(runId) !== 'pending') return requested.events.length > 0
+    if (!current.exists || current.runs.get(runId) !== 'pending') return requested.events.length > 0 ? due.scheduled_for : null
     yield* startRun(current, runId, yield* options.planOf(current.org_id), options.allowlist, metadata)
-    return true
+    return due.scheduled_for
   })
 
 /** Admits the run's job (its id is the run's) and records the start, or records the run skipped when admission refuses it. */

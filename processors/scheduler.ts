@@ -14,9 +14,10 @@ export interface ScheduleSource<R> {
   /**
    * Fires what is due for one owner at `now`, deciding from the owner's own stream (never from the read model): the
    * fire is an event whose run id derives from (owner, scheduled instant), appended with the expected revision, so a
-   * restart or a second scheduler never fires an instant twice. Answers whether it recorded a fire.
+   * restart or a second scheduler never fires an instant twice. Answers the scheduled instant of the fire it recorded,
+   * or null when it recorded none.
    */
-  readonly fire: (ownerId: string, now: Date) => Effect.Effect<boolean, unknown, R>
+  readonly fire: (ownerId: string, now: Date) => Effect.Effect<Date | null, unknown, R>
 }
 
 export interface SchedulerOptions {
@@ -28,18 +29,24 @@ export interface SchedulerOptions {
   /** Owners fired at once. */
   readonly concurrency: number
   readonly log: (message: string, detail?: unknown) => void
+  /** Told of every recorded fire: its source and how long after its scheduled instant it fired. */
+  readonly onFired?: (source: string, delaySeconds: number) => void
 }
 
 const BATCH = 500
 
 /** One pass: fires every due owner of every source. Answers how many fires were recorded. */
-export const schedulerPass = <R>(sources: readonly ScheduleSource<R>[], now: Date, options: Pick<SchedulerOptions, 'concurrency' | 'log'>) =>
+export const schedulerPass = <R>(sources: readonly ScheduleSource<R>[], now: Date, options: Pick<SchedulerOptions, 'concurrency' | 'log' | 'onFired'>) =>
   Effect.gen(function* () {
     let fired = 0
     for (const source of sources) {
       const due = yield* source.due(now, BATCH)
       yield* Effect.forEach(due, (ownerId) => source.fire(ownerId, now).pipe(
-        Effect.map((recorded) => { if (recorded) fired++ }),
+        Effect.map((scheduledFor) => {
+          if (scheduledFor === null) return
+          fired++
+          options.onFired?.(source.name, (now.getTime() - scheduledFor.getTime()) / 1000)
+        }),
         Effect.catchAllCause((cause) => Effect.sync(() => options.log(`${source.name}: firing ${ownerId} failed; retried on the next pass`, String(cause)))),
       ), { concurrency: options.concurrency, discard: true })
     }

@@ -11,6 +11,7 @@ import { signatureHeader } from '../domain/webhook/signing.js'
 import { postThroughGateway, type PostOutcome } from '../fetchers/egress/index.js'
 import { Clock } from '../ports/clock.js'
 import type { StoreUnavailable } from '../ports/event-store.js'
+import type { MetricsService } from '../ports/metrics.js'
 
 /** The first kilobyte of a receiver's answer is kept with each attempt. */
 export const RESPONSE_EXCERPT_BYTES = 1024
@@ -33,6 +34,8 @@ export interface WebhookDispatcherOptions<R> {
   /** When the earliest pending delivery is due. */
   readonly nextAttemptAt: Effect.Effect<Date | null, StoreUnavailable, R>
   readonly log: (message: string, detail?: unknown) => void
+  /** Counts each recorded attempt by outcome. */
+  readonly metrics?: Pick<MetricsService, 'webhookAttempt'>
   /** Math.random in production. */
   readonly random?: () => number
 }
@@ -114,6 +117,7 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
         error: errorOf(answer), outcome, next_attempt_at: next?.toISOString() ?? null,
       }
       yield* recordWebhookAttempt(scheduled.org_id, deliveryId, delivery.attempts + 1, result, { ...ctx(seed), idSeed: seed })
+      options.metrics?.webhookAttempt(outcome)
       yield* judge(endpoint, outcome, delivery.window_first_attempt_at ?? result.attempted_at, answeredAt, seed)
     }).pipe(Effect.catchAll((error) => Effect.sync(() => options.log(`webhook delivery ${deliveryId} could not be attempted now; it stays due`, error))))
 

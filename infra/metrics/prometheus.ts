@@ -21,6 +21,8 @@ export interface PrometheusMetrics extends MetricsService {
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 const JOB_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
+// A fire is due at its instant; the scheduler polls every SCHEDULER_POLL_MS, and catch-ups after downtime are late by hours.
+const FIRE_DELAY_BUCKETS = [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600, 86_400]
 
 /**
  * One registry per process (never prom-client's global one: tests run several processes in one Node). Names follow
@@ -33,6 +35,10 @@ export const makePrometheusMetrics = (sources: ScrapeSources): PrometheusMetrics
   const jobs = new Counter({ name: 'scrapeworks_jobs_finished_total', help: 'Jobs finished by this process, by tier and outcome', labelNames: ['tier', 'outcome'], registers: [registry] })
   const jobDuration = new Histogram({ name: 'scrapeworks_job_duration_seconds', help: 'Time from a job\'s start to its recorded outcome, by tier and outcome', labelNames: ['tier', 'outcome'], buckets: JOB_BUCKETS, registers: [registry] })
   const credits = new Counter({ name: 'scrapeworks_credits_charged_total', help: 'Credits charged for jobs finished by this process, by tier', labelNames: ['tier'], registers: [registry] })
+
+  const webhookAttempts = new Counter({ name: 'scrapeworks_webhook_delivery_attempts_total', help: 'Webhook delivery attempts recorded by this process, by outcome (succeeded, retrying, exhausted, gone)', labelNames: ['outcome'], registers: [registry] })
+  const fireDelay = new Histogram({ name: 'scrapeworks_monitor_fire_delay_seconds', help: 'Time from a scheduled run\'s instant to its fire, by schedule source', labelNames: ['source'], buckets: FIRE_DELAY_BUCKETS, registers: [registry] })
+  const purged = new Counter({ name: 'scrapeworks_purged_total', help: 'Purges done by this process\'s purger: jobs and artifacts tombstoned, blobs deleted', labelNames: ['kind'], registers: [registry] })
 
   new Gauge({
     name: 'scrapeworks_queue_depth', help: 'Jobs requested but not started (all organizations)', registers: [registry],
@@ -78,6 +84,13 @@ export const makePrometheusMetrics = (sources: ScrapeSources): PrometheusMetrics
       jobs.inc({ tier, outcome })
       jobDuration.observe({ tier, outcome }, seconds)
       if (charged > 0) credits.inc({ tier }, charged)
+    },
+    webhookAttempt: (outcome) => { webhookAttempts.inc({ outcome }) },
+    monitorFired: (source, seconds) => { fireDelay.observe({ source }, Math.max(0, seconds)) },
+    purged: ({ jobs: jobCount, artifacts, blobs }) => {
+      if (jobCount > 0) purged.inc({ kind: 'job' }, jobCount)
+      if (artifacts > 0) purged.inc({ kind: 'artifact' }, artifacts)
+      if (blobs > 0) purged.inc({ kind: 'blob' }, blobs)
     },
     gauge: fromSource('gauge'),
     total: fromSource('total'),

@@ -20,14 +20,14 @@ export const monitorScheduleSource: ScheduleSource<EventStore | DocumentStore> =
   ),
   fire: (monitorId, now) => Effect.gen(function* () {
     const state = yield* loadMonitor(monitorId)
-    if (state.status !== 'active') return false
+    if (state.status !== 'active') return null
     const due = dueFire({ kind: 'cron', cron: state.cron, timezone: state.timezone }, new Date(state.handled_up_to), now)
-    if (due === null) return false
+    if (due === null) return null
     const runId = scheduledRunId(monitorId, due.scheduled_for)
     const handled = yield* runMonitorCommand({
       _tag: 'FireRun', monitor_id: monitorId, run_id: runId, trigger: 'schedule', scheduled_for: due.scheduled_for.toISOString(),
       missed: due.missed, now: now.toISOString(),
     }, state.org_id, { metadata: { correlation_id: runId, causation_id: null, actor: 'scheduler' }, idSeed: `fire:${runId}` })
-    return handled.events.length > 0
+    return handled.events.length > 0 ? due.scheduled_for : null
   }),
 }

@@ -1,6 +1,7 @@
 import { Effect } from 'effect'
 import { sweep, type SweepCounts } from '../../processors/purger.js'
 import { Clock } from '../../ports/clock.js'
+import { Metrics } from '../../ports/metrics.js'
 import { purgeWork } from '../../projections/purge-work.js'
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
@@ -18,9 +19,11 @@ const anythingDone = (counts: SweepCounts) => counts.jobs_purged + counts.artifa
  */
 export const purgerRole = (config: Config, logger: Logger) => Effect.gen(function* () {
   const clock = yield* Clock
+  const metrics = yield* Metrics
   const once = Effect.gen(function* () {
     const now = clock.now()
     const counts = yield* purgeSweep(config, logger, { now, dryRun: false })
+    metrics.purged({ jobs: counts.jobs_purged, artifacts: counts.artifacts_purged, blobs: counts.blobs_deleted })
     if (anythingDone(counts)) logger.info('purge sweep', counts)
     yield* clock.sleepUntil(new Date(now.getTime() + config.purge.intervalSeconds * 1000))
   }).pipe(Effect.catchAllCause((cause) => Effect.zipRight(

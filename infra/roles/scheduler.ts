@@ -1,5 +1,6 @@
 import { Effect } from 'effect'
 import { EventLog } from '../../ports/event-log.js'
+import { Metrics } from '../../ports/metrics.js'
 import { findDocs } from '../../projections/projection.js'
 import { getOrg } from '../../projections/org-queries.js'
 import { USERS } from '../../projections/users.js'
@@ -30,5 +31,8 @@ export const schedulerRole = (config: Config, logger: Logger) => Effect.gen(func
   }, run)
   yield* scopedSubscription(eventLog, { name: mails.name, categories: mails.categories, concurrency: 2 }, mails.handle)
   const contentMonitorScheduleSource = makeContentMonitorScheduleSource({ allowlist: config.ssrfAllowlist, planOf })
-  yield* Effect.forkScoped(runScheduler([monitorScheduleSource, contentMonitorScheduleSource], { pollMs: config.schedulerPollMs, concurrency: 8, log: logger.error }))
+  const metrics = yield* Metrics
+  yield* Effect.forkScoped(runScheduler([monitorScheduleSource, contentMonitorScheduleSource], {
+    pollMs: config.schedulerPollMs, concurrency: 8, log: logger.error, onFired: metrics.monitorFired,
+  }))
 })

@@ -2,6 +2,7 @@ import { Effect } from 'effect'
 import { SecretBox } from '../../domain/secret-box.js'
 import { egressDispatcher, startEgressGateway } from '../../fetchers/egress/index.js'
 import { EventLog } from '../../ports/event-log.js'
+import { Metrics } from '../../ports/metrics.js'
 import { makeWebhookDispatcher } from '../../processors/webhook-dispatcher.js'
 import { makeWebhookFanout, WEBHOOK_SOURCE_CATEGORIES } from '../../processors/webhook-fanout.js'
 import { makeWebhookNotices } from '../../processors/webhook-notices.js'
@@ -30,7 +31,7 @@ export const webhooksRole = (config: Config, logger: Logger) => Effect.gen(funct
   const dispatcher = makeWebhookDispatcher({
     ladder: config.webhooks.retryLadder, timeoutMs: config.webhooks.timeoutMs, concurrency: config.webhooks.concurrency, pollMs: config.webhooks.pollMs,
     http, openSecret: (sealed) => (SecretBox.isSealed(sealed) ? box.open(sealed) : sealed),
-    dueDeliveries: dueWebhookDeliveries, nextAttemptAt: nextWebhookAttemptAt, log: logger.error,
+    dueDeliveries: dueWebhookDeliveries, nextAttemptAt: nextWebhookAttemptAt, log: logger.error, metrics: yield* Metrics,
   })
   const fanout = makeWebhookFanout({ subscribers: subscribedWebhookEndpoints, scheduled: dispatcher.wake, log: logger.error }, run)
   const notices = makeWebhookNotices({ orgUsers: listOrgUsers, log: logger.error }, run)
