@@ -102,6 +102,8 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
       if (request.json !== undefined) checkPlaceholders(JSON.stringify(request.json), `${inner}/json`)
       if ('paginate' in step) checkChain(step.paginate.items, `${inner}/items`)
       if ('request' in step) {
+        if (step.request.optional && step.request.bind) add(`${inner}/bind`, 'an optional step binds nothing: later steps could not rely on its variables')
+        if (step.request.optional && s === 0) add(`${inner}/optional`, 'the first step cannot be optional: it is the answer of the run')
         for (const [name, binding] of Object.entries(step.request.bind ?? {})) {
           checkChain(binding.locators, `${inner}/bind/${name}/locators`)
           vars.add(name)

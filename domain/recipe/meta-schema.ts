@@ -40,6 +40,7 @@ const step = {
           type: 'object', additionalProperties: false, required: ['url'], properties: {
             ...requestProperties,
             bind: { type: 'object', propertyNames: { pattern: NAME }, additionalProperties: { type: 'object', additionalProperties: false, required: ['locators'], properties: { locators: chain } } },
+            optional: { type: 'boolean' },
           },
         },
       },

@@ -26,7 +26,17 @@ export interface RequestTemplate {
 /** A value a step binds for later steps' templates (`{vars.name}`), located in that step's response. */
 export interface Binding { readonly locators: readonly Locator[] }
 
-export type RequestStep = { readonly request: RequestTemplate & { readonly as?: string; readonly bind?: Readonly<Record<string, Binding>> } }
+export type RequestStep = {
+  readonly request: RequestTemplate & {
+    readonly as?: string
+    readonly bind?: Readonly<Record<string, Binding>>
+    /**
+     * A step for fields the output can go without: when its fetch fails or its answer is classified (blocked,
+     * not_found, ...), the run goes on and the extractors reading its page give null (lists: empty).
+     */
+    readonly optional?: boolean
+  }
+}
 export type PaginateStep = {
   readonly paginate: RequestTemplate & {
     readonly as?: string

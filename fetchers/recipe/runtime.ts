@@ -106,7 +106,10 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
   const pages = new Map<string, Fetched[]>()
   const matched: Record<string, number> = {}
   let fetchedCount = 0
-  let empty = false
+  /** Steps whose responses carried a positive "no results" marker (an ok_empty assertion). */
+  const emptySteps = new Set<string>()
+  /** Optional steps whose fetch did not give an answer: their values are absent (null, or empty lists). */
+  const skippedSteps = new Set<string>()
 
   const scope = (page?: number): TemplateScope => ({ input: run.input, vars, ...(page !== undefined ? { page } : {}) })
 
@@ -116,7 +119,7 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
     if (!answer.ok) throw new Ended(answer.outcome, answer.message)
     const fetched = { response: answer.response, page: pageOf(answer.response) }
     const outcome = classify(impl.assertions, step, fetched)
-    if (outcome === 'ok_empty') empty = true
+    if (outcome === 'ok_empty') emptySteps.add(step)
     else if (outcome !== null) throw new Ended(outcome, `${step}: ${request.method} ${new URL(request.url).pathname} answered HTTP ${answer.response.status}, classified ${outcome}`)
     return fetched
   }
@@ -143,7 +146,15 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
   const runStep = async (step: Step, index: number) => {
     const name = stepName(step, index)
     if ('request' in step) {
-      const fetched = await fetchOne(build(step.request), name)
+      let fetched: Fetched
+      try {
+        fetched = await fetchOne(build(step.request), name)
+      } catch (e) {
+        if (!(step.request.optional && e instanceof Ended)) throw e
+        skippedSteps.add(name)
+        pages.set(name, [])
+        return
+      }
       pages.set(name, [fetched])
       for (const [variable, binding] of Object.entries(step.request.bind ?? {})) {
         const found = locate(binding.locators, fetched.page)
@@ -177,15 +188,17 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
     const extracted: Record<string, unknown> = {}
     const firstPage = stepName(impl.steps[0]!, 0)
     for (const [name, extractor] of Object.entries(impl.extract)) {
-      extracted[name] = extract(name, extractor, pages.get(extractor.page ?? firstPage) ?? [], empty, matched)
+      const page = extractor.page ?? firstPage
+      extracted[name] = skippedSteps.has(page) ? absent(extractor) : extract(name, extractor, pages.get(page) ?? [], emptySteps.has(page), matched)
     }
     const output = fillOutput(impl.output, { extract: extracted, input: run.input, vars, attribution: recipe.attribution ?? null })
     const problems = schemaProblems(contract.output_schema, output)
     if (problems.length > 0) return { outcome: 'schema_invalid', pages: fetchedCount, detail: `${problems[0]!.pointer || '/'}: ${problems[0]!.message}`, matched }
-    // ok_empty needs the marker and no items at all: a later empty page of a pagination is not an empty answer.
+    // ok_empty needs the marker on the first step's answer and no items at all: a later empty page of a pagination
+    // is not an empty answer, nor is an empty sub-list (no dependencies) read from another step.
     const lists = Object.entries(impl.extract).filter(([, e]) => 'each' in e).map(([name]) => extracted[name] as unknown[])
     const noItems = lists.every((rows) => rows.length === 0)
-    return { outcome: empty && noItems ? 'ok_empty' : 'ok', output, pages: fetchedCount, detail: null, matched }
+    return { outcome: emptySteps.has(firstPage) && noItems ? 'ok_empty' : 'ok', output, pages: fetchedCount, detail: null, matched }
   } catch (e) {
     if (e instanceof Ended) return { outcome: e.outcome, pages: fetchedCount, detail: e.detail, matched }
     return { outcome: 'error', pages: fetchedCount, detail: `the recipe runtime failed: ${(e as Error).message}`, matched }
@@ -202,6 +215,9 @@ const valueOf = (extractor: Extract<Extractor, { locators: unknown }>, page: Pag
   const transformed = found.values.map((v) => (extractor.transform ? applyTransforms(v, extractor.transform, page.page.url) : v))
   return extractor.all ? transformed : transformed[0]
 }
+
+/** What an extractor gives when its page comes from an optional step that was skipped. */
+const absent = (extractor: Extractor): unknown => ('each' in extractor || extractor.all ? [] : null)
 
 /**
  * A value extractor reads the first response of its page; a list extractor walks the items of every response of

@@ -5,7 +5,7 @@ import { pagesAllowed } from '../../domain/recipe/pricing.js'
 import { schemaProblems } from '../../domain/recipe/schemas.js'
 import { runRecipe } from '../../fetchers/recipe/runtime.js'
 import { DEFAULT_RECIPES_DIR, loadRecipeCatalogue } from '../../infra/recipes.js'
-import { fixtureFetch, fixturesOf } from '../helpers/recipe-fixtures.js'
+import { fixtureFetch, fixtureFor, fixturesOf } from '../helpers/recipe-fixtures.js'
 
 /** Every shipped recipe against its offline fixtures (the site's real response formats): outcome and output exactly. */
 const catalogue = loadRecipeCatalogue(DEFAULT_RECIPES_DIR)
@@ -22,10 +22,14 @@ for (const recipe of catalogue.values()) {
     for (const fixture of fixtures) {
       const input = structuredClone(fixture.input)
       t.same(schemaProblems(choice.contract.input_schema, input), [], `${fixture.name}: input fits the input schema`)
-      const { fetch, unmatched } = fixtureFetch(fixture)
+      const { fetch, unmatched, sent } = fixtureFetch(fixture)
       const result = await runRecipe({ recipe, contract: choice.contract, input, maxPages: pagesAllowed(fixture.max_pages, PLANS.pro.recipeMaxPages), fetch })
       t.equal(result.outcome, fixture.expect.outcome, `${fixture.name}: outcome (${result.detail ?? 'no detail'})`)
       t.same(unmatched, [], `${fixture.name}: every request has a fixture`)
+      for (const request of sent) {
+        const expected = fixtureFor(fixture, request)?.expect_json
+        if (expected !== undefined) t.same(JSON.parse(request.body ?? 'null'), expected, `${fixture.name}: ${request.method} ${request.url} sends the expected body`)
+      }
       if (fixture.expect.output !== undefined) t.strictSame(result.output, fixture.expect.output, `${fixture.name}: output`)
       if (fixture.expect.pages !== undefined) t.equal(result.pages, fixture.expect.pages, `${fixture.name}: pages fetched`)
       if (result.outcome === 'ok') t.same(schemaProblems(choice.contract.output_schema, result.output), [], `${fixture.name}: output fits the contract`)
