@@ -24,7 +24,8 @@ export const makeTopicEnsurer = (admin: Admin, settings: TopicSettings) => {
     const toCreate = missing.filter((topic) => !existing.has(topic))
     if (toCreate.length > 0) {
       // Pre-created with replication factor 1 by default; kafkajs does not cope well with auto-created topics.
-      await admin.createTopics({ waitForLeaders: true, topics: toCreate.map((topic) => ({ topic, numPartitions: settings.partitions })) }).catch((e) => {
+      // kafkajs' own wait for leaders gives up on a fresh broker's "does not host this topic-partition"; ours below retries it.
+      await admin.createTopics({ waitForLeaders: false, topics: toCreate.map((topic) => ({ topic, numPartitions: settings.partitions })) }).catch((e) => {
         if (!/already exists/i.test(String(e?.message))) throw e
       })
     }
