@@ -16,6 +16,7 @@ import { decodeEvent } from '../domain/events.js'
 import type { ExtractionResult } from '../domain/extraction.js'
 import type { ArtifactRecord, JobEvent } from '../domain/job/events.js'
 import type { DetectionConfig } from '../domain/monitor/detection-config.js'
+import { DETECTION_SOURCES } from '../domain/monitor/run-job.js'
 import { STREAMS } from '../domain/streams.js'
 import { selectNodes } from '../fetchers/extraction/select.js'
 import { BlobStore } from '../ports/blob-store.js'
@@ -50,34 +51,33 @@ const artifactText = (artifacts: readonly ArtifactRecord[], type: string) => Eff
 })
 
 /**
- * The run's content in the monitor's mode. text and selector read the page (`html` artifact); json reads the raw
- * body (`response_body`, else the `html` artifact, which is the response text on the light tier); extract reads
- * the extraction result (`json` artifact). Content the mode cannot read is `unreadable`, never a change.
+ * The run's content in the monitor's mode, from the artifact the mode reads (DETECTION_SOURCES; the run's job asked
+ * for it). json falls back to the `html` artifact (the response text on the light tier) for jobs stored before runs
+ * asked for the raw body. Content the mode cannot read is `unreadable`, never a change.
  */
 export const readContent = (detection: DetectionConfig, jobId: string) => Effect.gen(function* () {
   const artifacts = yield* jobArtifacts(jobId)
   const unreadable: Normalized = { ok: false, reason: 'no_extraction' }
+  const source = yield* artifactText(artifacts, DETECTION_SOURCES[detection.mode].artifact_type)
   switch (detection.mode) {
     case 'text':
     case 'selector': {
-      const html = yield* artifactText(artifacts, 'html')
-      if (html === undefined) return unreadable
+      if (source === undefined) return unreadable
       try {
-        return normalizeHtml(html, { selector: detection.mode === 'selector' ? detection.selector : null, ignoreSelectors: detection.ignore_selectors, select: selectNodes })
+        return normalizeHtml(source, { selector: detection.mode === 'selector' ? detection.selector : null, ignoreSelectors: detection.ignore_selectors, select: selectNodes })
       } catch {
         // A selector over its time budget reads nothing, as a selector that matches nothing does.
         return { ok: false, reason: 'selector_missing' } as const
       }
     }
     case 'json': {
-      const body = (yield* artifactText(artifacts, 'response_body')) ?? (yield* artifactText(artifacts, 'html'))
+      const body = source ?? (yield* artifactText(artifacts, 'html'))
       return body === undefined ? unreadable : normalizeJson(body)
     }
     case 'extract': {
-      const text = yield* artifactText(artifacts, 'json')
-      if (text === undefined) return unreadable
+      if (source === undefined) return unreadable
       try {
-        return normalizeExtraction(JSON.parse(text) as ExtractionResult)
+        return normalizeExtraction(JSON.parse(source) as ExtractionResult)
       } catch {
         return unreadable
       }

@@ -5,7 +5,8 @@ import { loadMonitor, runMonitorCommand } from '../commands/monitors.js'
 import type { Allowlist } from '../domain/address-policy.js'
 import type { JobFailed, JobSucceeded } from '../domain/job/events.js'
 import type { MonitorCommand } from '../domain/monitor/decider.js'
-import { monitorRunOf, monitorRunToken, runOutcome } from '../domain/monitor/run-outcome.js'
+import { monitorRunJob } from '../domain/monitor/run-job.js'
+import { monitorRunOf, runOutcome } from '../domain/monitor/run-outcome.js'
 import type { PlanName } from '../domain/plans.js'
 import { Clock } from '../ports/clock.js'
 import type { EventEnvelope } from '../ports/event-store.js'
@@ -47,7 +48,7 @@ export const makeMonitorRunsProcessor = (options: MonitorRunsOptions, run: Run<E
     const now = (yield* Clock).now()
     const at = now.toISOString()
     const plan = yield* options.planOf(state.org_id)
-    const spec = { ...state.job, idempotency_token: monitorRunToken(monitorId, runId) }
+    const spec = monitorRunJob(state.job, state.detection, monitorId, runId)
     const admitted = yield* submitAdmittedJob({
       org_id: state.org_id, plan, key: null, enforcement: 'block', spec, allowlist: options.allowlist, now,
       metadata: { correlation_id: envelope.metadata.correlation_id, causation_id: envelope.event_id, actor: 'scheduler' },

@@ -6,7 +6,7 @@ import { nextFireAfter } from '../domain/schedule/schedule.js'
 import type { EventEnvelope } from '../ports/event-store.js'
 import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
 
-export type MonitorHealthStatus = 'ok' | 'selector_missing' | 'blocked' | 'failed'
+export type MonitorHealthStatus = 'ok' | 'selector_missing' | 'unreadable' | 'blocked' | 'failed'
 
 /** SPEC 3.4's detection health: null status before any evaluated run. */
 export interface MonitorHealth {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { currentTime } from '../../commands/clock.js'
 import { unsubscribeRecipient } from '../../commands/detection.js'
 import { Forbidden } from '../../domain/errors.js'
 import { getMonitorChange, listMonitorChanges, monitorChangeDiff, type MonitorChangeDoc } from '../../projections/monitor-changes.js'
@@ -121,7 +122,8 @@ export const monitorChangeRoutes = async (app: FastifyInstance, ctx: RouteContex
     const { monitor_id } = request.params as { monitor_id: string }
     const query = request.query as { recipient: string; token: string }
     checkToken(monitor_id, query)
-    await ctx.run(unsubscribeRecipient({ monitor_id, recipient: query.recipient, now: new Date().toISOString(), metadata: requestMetadata(request, 'unsubscribe-link') }))
+    const now = await ctx.run(currentTime)
+    await ctx.run(unsubscribeRecipient({ monitor_id, recipient: query.recipient, now: now.toISOString(), metadata: requestMetadata(request, 'unsubscribe-link') }))
     return { unsubscribed: true, recipient: query.recipient }
   })
 }

@@ -79,7 +79,10 @@ export const MonitorViewSchema = {
         health: {
           type: 'object',
           properties: {
-            status: { type: ['string', 'null'], enum: ['ok', 'selector_missing', 'blocked', 'failed', null] },
+            status: {
+              type: ['string', 'null'], enum: ['ok', 'selector_missing', 'unreadable', 'blocked', 'failed', null],
+              description: '`ok` (the last delivered run was compared), `selector_missing` (the page loaded but the selector matches nothing), `unreadable` (the page loaded but its content cannot be read in the mode: not JSON in mode json, no extraction result in mode extract), `blocked` / `failed` (the last run did not deliver), null before any evaluated run.',
+            },
             last_checked_at: { type: ['string', 'null'], format: 'date-time' },
             last_change_at: { type: ['string', 'null'], format: 'date-time' },
           },

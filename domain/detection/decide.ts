@@ -42,7 +42,7 @@ export type Observation =
 export type Decision =
   | { readonly kind: 'ignore'; readonly why: 'disabled' | 'already_evaluated' }
   | { readonly kind: 'baseline'; readonly reason: BaselineReason; readonly fingerprint: string; readonly normalization_version: number }
-  | { readonly kind: 'evaluated'; readonly health: 'ok' | 'selector_missing'; readonly fingerprint: string | null; readonly why: 'unchanged' | 'awaiting_consecutive' | 'below_min_change_ratio' | 'selector_missing' | 'unreadable' }
+  | { readonly kind: 'evaluated'; readonly health: 'ok' | 'selector_missing' | 'unreadable'; readonly fingerprint: string | null; readonly why: 'unchanged' | 'awaiting_consecutive' | 'below_min_change_ratio' | 'selector_missing' | 'unreadable' }
   | { readonly kind: 'change'; readonly fingerprint: string; readonly old_fingerprint: string; readonly diff: ContentDiff; readonly notified_channels: readonly NotifyChannel[] }
   /** The baseline differs but the caller computed no diff against it: compute it and decide again. */
   | { readonly kind: 'needs_diff'; readonly against: string }
@@ -67,7 +67,8 @@ export const decideRun = (rules: DetectionRules, memory: DetectionMemory, run: R
   if (!rules.enabled) return { kind: 'ignore', why: 'disabled' }
   if (memory.evaluated_runs.has(run.run_id)) return { kind: 'ignore', why: 'already_evaluated' }
   const seen = run.observation
-  if (!seen.ok) return { kind: 'evaluated', health: seen.reason === 'selector_missing' ? 'selector_missing' : 'ok', fingerprint: null, why: seen.reason }
+  // Content the mode cannot read is no change, but it is not health `ok` either: the monitor compares nothing.
+  if (!seen.ok) return { kind: 'evaluated', health: seen.reason, fingerprint: null, why: seen.reason }
   const baseline = memory.baseline
   if (baseline === null || baseline.normalization_version !== NORMALIZATION_VERSION) {
     const reason: BaselineReason = baseline !== null ? 'normalization_changed' : memory.baseline_reset ? 'reset' : 'first_run'

@@ -22,7 +22,8 @@ export class MonitorBaselineRecorded extends Schema.TaggedClass<MonitorBaselineR
 export class MonitorRunEvaluated extends Schema.TaggedClass<MonitorRunEvaluated>()('MonitorRunEvaluated', {
   monitor_id: Schema.String,
   run_id: Schema.String,
-  health: Schema.Literal('ok', 'selector_missing'),
+  /** `unreadable`: the page loaded but its content cannot be read in the mode (json: not JSON; extract: no result). */
+  health: Schema.Literal('ok', 'selector_missing', 'unreadable'),
   /** Null when the content could not be read in the monitor's mode (selector_missing, unreadable). */
   fingerprint: Schema.NullOr(Schema.String),
   outcome: Schema.Literal(...EVALUATION_OUTCOMES),

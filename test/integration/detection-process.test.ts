@@ -120,7 +120,11 @@ t.test('a monitor: baseline, noise is no change, a real change is one change wit
   t.equal((await service.api('POST', path.replace(/token=[^&]+/, 'token=forged'))).status, 403, 'a forged token is refused')
   const done = await service.api('POST', path, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
   t.equal(done.status, 200, 'one-click unsubscribe')
-  t.ok((await monitorEvents(monitorId)).includes('MonitorEmailUnsubscribed'), 'recorded as an event')
+  const unsubscribed = await service.run(Effect.gen(function* () {
+    const history = yield* (yield* EventStore).readStream(STREAMS.monitor.stream(monitorId))
+    return history.find((r) => r.type === 'MonitorEmailUnsubscribed')?.data as { unsubscribed_at?: string } | undefined
+  }))
+  t.equal(unsubscribed?.unsubscribed_at, clock.now().toISOString(), 'recorded as an event, at the time of the Clock')
 
   t.equal(await deliver(monitorId, page('changes/price.before.html')), 'ChangeDetected', 'the price goes back: another change')
   await new Promise((r) => setTimeout(r, 500))

@@ -31,6 +31,10 @@ t.test('given a baseline, when the selector matches nothing, then health is sele
   t.same(decideRun(RULES, withBaseline(), run({ ok: false, reason: 'selector_missing' })), { kind: 'evaluated', health: 'selector_missing', fingerprint: null, why: 'selector_missing' })
 })
 
+t.test('given a baseline, when the content cannot be read in the mode, then health is unreadable (not ok) and nothing changes', async (t) => {
+  t.same(decideRun(RULES, withBaseline(), run({ ok: false, reason: 'unreadable' })), { kind: 'evaluated', health: 'unreadable', fingerprint: null, why: 'unreadable' })
+})
+
 t.test('given a baseline, when content differs, then it is a change notified on the configured channels', async (t) => {
   t.match(decideRun(RULES, withBaseline(), run(changed)), { kind: 'change', old_fingerprint: A, fingerprint: B, notified_channels: ['webhook'] })
   const mail = { ...RULES, notify: { webhook: false, email: ['a@example.com'], digest: null } }
