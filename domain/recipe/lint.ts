@@ -7,7 +7,7 @@
 import { cssProblem, jsonPathProblem, regexProblem, xpathProblem } from '../extraction.js'
 import { creditsPerUnit } from './pricing.js'
 import { metaSchemaProblems, schemaCompileProblem, schemaProblems } from './schemas.js'
-import { placeholdersOf, renderUrl } from './template.js'
+import { placeholdersOf, renderUrl, type TemplateScope } from './template.js'
 import type { Contract, Locator, Recipe, Step } from './types.js'
 
 export interface LintProblem {
@@ -28,6 +28,18 @@ const patternsOf = (schema: unknown, pointer: string): [string, string][] => {
     ...(key === 'pattern' && typeof value === 'string' ? [[`${pointer}/pattern`, value] as [string, string]] : []),
     ...patternsOf(value, `${pointer}/${key}`),
   ])
+}
+
+/** A value for every placeholder of a text, so a URL template renders exactly as the runtime would render it. */
+const probeScope = (text: string): TemplateScope => {
+  const input: Record<string, string> = {}
+  const vars: Record<string, string> = {}
+  for (const placeholder of placeholdersOf(text)) {
+    const [space, name] = placeholder.slice(1, -1).split('.')
+    if (space === 'input') input[name!] = 'x'
+    if (space === 'vars') vars[name!] = 'x'
+  }
+  return { input, vars, page: 1 }
 }
 
 const stepName = (step: Step, index: number): string => {
@@ -54,16 +66,16 @@ export const lintRecipe = (document: unknown): LintProblem[] => {
 const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (pointer: string, message: string) => void) => {
   const price = creditsPerUnit(contract.engine, contract.multiplier)
   if (contract.credits_per_unit !== price) add(`${at}/credits_per_unit`, `must be ${price} (engine weight × multiplier, rounded up)`)
-  for (const [key, schema] of [['input_schema', contract.input_schema], ['output_schema', contract.output_schema]] as const) {
+  for (const [key, schema, example] of [['input', contract.input_schema, contract.example.input], ['output', contract.output_schema, contract.example.output]] as const) {
     const compile = schemaCompileProblem(schema)
-    if (compile) add(`${at}/${key}`, `does not compile: ${compile}`)
-    for (const [pointer, pattern] of patternsOf(schema, `${at}/${key}`)) {
+    if (compile) add(`${at}/${key}_schema`, `does not compile: ${compile}`)
+    for (const [pointer, pattern] of patternsOf(schema, `${at}/${key}_schema`)) {
       const problem = regexProblem(pattern)
       if (problem) add(pointer, problem)
     }
+    // A schema that does not compile cannot check its example (and would throw).
+    if (!compile) for (const p of schemaProblems(schema, structuredClone(example))) add(`${at}/example/${key}${p.pointer}`, p.message)
   }
-  for (const p of schemaProblems(contract.input_schema, structuredClone(contract.example.input))) add(`${at}/example/input${p.pointer}`, p.message)
-  for (const p of schemaProblems(contract.output_schema, structuredClone(contract.example.output))) add(`${at}/example/output${p.pointer}`, p.message)
 
   const impl = contract.implementation
   const pages = new Set<string>()
@@ -81,7 +93,7 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
     }
   }
   const checkUrl = (url: string, query: Readonly<Record<string, string>> | undefined, pointer: string) => {
-    const probe = renderUrl(url.replace(/\{[^}]*\}/g, 'x'), {}, { input: {}, vars: {} }, recipe.hosts)
+    const probe = renderUrl(url, {}, probeScope(url), recipe.hosts)
     if (!probe.ok) add(`${pointer}/url`, probe.error)
     checkPlaceholders(url, `${pointer}/url`)
     for (const [name, value] of Object.entries(query ?? {})) checkPlaceholders(value, `${pointer}/query/${name}`)
