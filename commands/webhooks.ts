@@ -59,10 +59,11 @@ export const deleteWebhookEndpoint = (input: { readonly org_id: string; readonly
 /** The dispatcher's verdicts on an endpoint (disable, failing, recovered); `idSeed` makes a retried verdict append nothing new. */
 export const judgeWebhookEndpoint = (orgId: string, command: EndpointCommand, ctx: Omit<CommandContext, 'org_id'>) => onEndpoint(orgId, command, ctx)
 
+/** An endpoint's state as its stream folds, with the log position of its last event (0 for no stream). */
 export const loadWebhookEndpoint = (endpointId: string) =>
   Effect.gen(function* () {
     const history = yield* (yield* EventStore).readStream(STREAMS['webhook-endpoint'].stream(endpointId))
-    return fold(endpointDecider, history.map((r) => decodeEvent(r.type, r.data) as WebhookEndpointEvent))
+    return { state: fold(endpointDecider, history.map((r) => decodeEvent(r.type, r.data) as WebhookEndpointEvent)), position: history.at(-1)?.position ?? 0 }
   })
 
 /** A delivery's id: one per (endpoint, webhook event), so scheduling it twice appends nothing. */

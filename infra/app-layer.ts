@@ -50,8 +50,13 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
     ? SqliteEventStoreLive(join(config.dataDir, 'events.db'), catchUp)
     : DocumentCheckpointedStoreLogLive(catchUp).pipe(Layer.provideMerge(EventStoreDbLive(settings.eventStore.url)))
 
+  const clockService = options.clock ?? systemClock
+  // Signed URLs expire by the Clock, so a test on a manual clock can see one expire.
   const blobs = settings.blobs.kind === 'local'
-    ? LocalBlobStoreLive({ root: join(config.dataDir, 'artifacts'), downloadBase: `${config.publicBaseUrl}${DOWNLOAD_PATH}`, signingSecret: config.signingSecret })
+    ? LocalBlobStoreLive({
+      root: join(config.dataDir, 'artifacts'), downloadBase: `${config.publicBaseUrl}${DOWNLOAD_PATH}`, signingSecret: config.signingSecret,
+      now: () => clockService.now().getTime(),
+    })
     : AzureBlobStoreLive({ connectionString: settings.blobs.connectionString, container: settings.blobs.container })
 
   const eventLog = settings.log.kind === 'kafka'
@@ -64,7 +69,7 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
   const mail = MailLive({ dataDir: config.dataDir, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, sharedOutbox: settings.documents.kind === 'mongodb' })
 
   const hostResolver = Layer.succeed(HostResolver, options.hostResolver ?? systemHostResolver)
-  const clock = Layer.succeed(Clock, options.clock ?? systemClock)
+  const clock = Layer.succeed(Clock, clockService)
 
   // One Usage per process: its per-organization lock and reservations make this process's admissions see each other.
   const ports = Layer.mergeAll(eventLog, blobs, mail, UsageFromCounters, hostResolver, clock)

@@ -1,6 +1,6 @@
 /**
- * What follows a recorded change: its summary (best-effort, under a hard deadline, never holding up the change or
- * its webhook, which react to ChangeDetected on their own) and its e-mails: one per change and recipient, or one
+ * What follows a recorded change: its summary (best-effort, under a hard deadline; its webhook waits for the outcome,
+ * so it carries the summary when there is one) and its e-mails: one per change and recipient, or one
  * digest per recipient, monitor and period once the period has ended. Every send is recorded as an event keyed by
  * (change, recipient) or (recipient, monitor, period), so a retried send never duplicates.
  */
@@ -49,24 +49,32 @@ const diffOf = (key: string) => Effect.flatMap(BlobStore, (blobs) => blobs.get(k
 const recipientsOf = (state: DetectionState) =>
   (state.monitor?.detection.notify.email ?? []).filter((address) => !state.unsubscribed.has(address.toLowerCase()))
 
-/** The summary of a change, or none (switched off for the organization, failed, or past the deadline). */
+/**
+ * The summary of a change, or none (switched off for the organization, failed, or past the deadline); either way
+ * the outcome is recorded (ChangeSummarized or ChangeSummaryUnavailable), which sends the change's webhook. A
+ * change settled before (a redelivered ChangeDetected) keeps what was recorded.
+ */
 const summarize = (options: ChangeNoticeOptions, change: ChangeDetected, state: DetectionState, diff: readonly string[], metadata: EventMetadata) =>
   Effect.gen(function* () {
     const monitor = state.monitor!
-    if (state.changes.get(change.change_id)?.summarized) return undefined
-    if (!(yield* orgSummariesEnabled(monitor.org_id))) return undefined
+    const memo = state.changes.get(change.change_id)
+    if (memo?.summary_settled) return memo.summary
+    const record = (command: { readonly _tag: 'RecordSummary'; readonly summary: string; readonly summarizer: string } | { readonly _tag: 'RecordNoSummary'; readonly reason: 'switched_off' | 'failed' }) =>
+      Effect.flatMap(Clock, (clock) => runDetectionCommand(
+        { ...command, monitor_id: change.monitor_id, change_id: change.change_id, now: clock.now().toISOString() },
+        ctxOf(monitor.org_id, metadata, `summary:${change.change_id}`),
+      ))
+    if (!(yield* orgSummariesEnabled(monitor.org_id))) {
+      yield* record({ _tag: 'RecordNoSummary', reason: 'switched_off' })
+      return undefined
+    }
     const summary = yield* options.summarizer.summarize({
       monitor_name: monitor.name, target_url: monitor.target_url, mode: monitor.detection.mode, diff, change_ratio: change.change_ratio,
     }).pipe(
       Effect.timeoutFail({ duration: options.summaryDeadlineMs, onTimeout: () => ({ reason: `no summary within ${options.summaryDeadlineMs} ms` }) }),
       Effect.catchAll((failure) => Effect.sync(() => options.log(`change ${change.change_id} has no summary: ${failure.reason}`)).pipe(Effect.as(undefined))),
     )
-    if (summary === undefined) return undefined
-    const now = (yield* Clock).now().toISOString()
-    yield* runDetectionCommand(
-      { _tag: 'RecordSummary', monitor_id: change.monitor_id, change_id: change.change_id, summary, summarizer: options.summarizer.kind, now },
-      ctxOf(monitor.org_id, metadata, `summary:${change.change_id}`),
-    )
+    yield* record(summary === undefined ? { _tag: 'RecordNoSummary', reason: 'failed' } : { _tag: 'RecordSummary', summary, summarizer: options.summarizer.kind })
     return summary
   })
 

@@ -5,10 +5,11 @@ import {
 } from '../commands/webhooks.js'
 import type { AttemptResult } from '../domain/webhook/delivery-decider.js'
 import { signingSecrets, type EndpointState } from '../domain/webhook/endpoint-decider.js'
-import type { AttemptOutcome } from '../domain/webhook/events.js'
+import type { AttemptOutcome, SignedLink } from '../domain/webhook/events.js'
 import { nextAttemptAt, RETRY_WINDOW_MS, retryAfterMs } from '../domain/webhook/retry-ladder.js'
 import { signatureHeader } from '../domain/webhook/signing.js'
 import { postThroughGateway, type PostOutcome } from '../fetchers/egress/index.js'
+import { BlobStore } from '../ports/blob-store.js'
 import { Clock } from '../ports/clock.js'
 import type { StoreUnavailable } from '../ports/event-store.js'
 import type { MetricsService } from '../ports/metrics.js'
@@ -23,14 +24,20 @@ export interface WebhookDispatcherOptions<R> {
   readonly timeoutMs: number
   /** Deliveries sent at once. */
   readonly concurrency: number
+  /** Deliveries to one endpoint sent at once (within `concurrency`). No order among one endpoint's events is kept. */
+  readonly endpointConcurrency: number
+  /** Lifetime of the signed links minted into a delivery at each attempt (a change's diff). */
+  readonly linkTtlSeconds: number
   /** How often (real time) the dispatcher asks the clock and the read model what is due, besides being woken. */
   readonly pollMs: number
   /** The egress gateway's dispatcher: every delivery leaves through it. */
   readonly http: Dispatcher
   /** Opens a sealed signing secret. */
   readonly openSecret: (sealed: string) => string
-  /** Ids of pending deliveries due at `now` (the deliveries read model). */
-  readonly dueDeliveries: (now: Date, limit: number) => Effect.Effect<readonly string[], StoreUnavailable, R>
+  /** Pending deliveries due at `now` (the deliveries read model). */
+  readonly dueDeliveries: (now: Date, limit: number) => Effect.Effect<readonly DueDelivery[], StoreUnavailable, R>
+  /** The log position the endpoints read model has applied for an endpoint (null before it shows the endpoint). */
+  readonly endpointVersion: (endpointId: string) => Effect.Effect<number | null, StoreUnavailable, R>
   /** When the earliest pending delivery is due. */
   readonly nextAttemptAt: Effect.Effect<Date | null, StoreUnavailable, R>
   readonly log: (message: string, detail?: unknown) => void
@@ -39,6 +46,28 @@ export interface WebhookDispatcherOptions<R> {
   /** Math.random in production. */
   readonly random?: () => number
 }
+
+export interface DueDelivery {
+  readonly delivery_id: string
+  readonly endpoint_id: string
+}
+
+/** Endpoint states kept by the dispatcher; past this many it starts afresh (they reload from their streams). */
+const ENDPOINT_CACHE_LIMIT = 10_000
+
+/** The body as sent at one attempt: the recorded envelope with each signed link minted now. */
+const withSignedLinks = (body: string, links: readonly SignedLink[] | undefined, ttlSeconds: number) =>
+  Effect.gen(function* () {
+    if (!links || links.length === 0) return body
+    const blobs = yield* BlobStore
+    const envelope = JSON.parse(body) as { data: Record<string, unknown> }
+    for (const link of links) {
+      const signed = yield* blobs.signedUrl(link.blob_key, ttlSeconds, link.download_name)
+      envelope.data[link.field] = signed.url
+      envelope.data[`${link.field}_expires_at`] = signed.expires_at
+    }
+    return JSON.stringify(envelope)
+  })
 
 const outcomeOf = (answer: PostOutcome): 'succeeded' | 'gone' | 'failed' =>
   answer.status !== null && answer.status >= 200 && answer.status < 300 ? 'succeeded' : answer.status === 410 ? 'gone' : 'failed'
@@ -52,11 +81,33 @@ const errorOf = (answer: PostOutcome): string | null =>
  * asked of the clock and the recorded events only; the timers here merely wake it. A restart recomputes the same
  * plan; a POST cut short by a kill is sent again (at least once), and the expected-revision append records one
  * attempt per number.
+ *
+ * Endpoint state (URL, secrets, enabled) is folded from the endpoint's stream once and kept while the endpoints read
+ * model shows no later event of it, so an attempt reads no endpoint stream; a change reaches the dispatcher as soon
+ * as the read model applies it (an attempt started in that short lag uses the previous URL or secret, a rotated-out
+ * secret still signs for 24 hours). Whatever would stop or judge a delivery (disabled, deleted, a failed attempt)
+ * is decided on the stream itself.
  */
 export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) => {
   const random = options.random ?? Math.random
-  const hints = Effect.runSync(Queue.unbounded<string>())
+  const hints = Effect.runSync(Queue.unbounded<DueDelivery>())
   const ctx = (causation: string) => ({ metadata: { correlation_id: causation, causation_id: causation, actor: 'webhooks' } })
+  const endpoints = new Map<string, { readonly state: EndpointState; readonly position: number }>()
+
+  const freshEndpoint = (endpointId: string) =>
+    Effect.tap(loadWebhookEndpoint(endpointId), (loaded) => Effect.sync(() => {
+      if (endpoints.size >= ENDPOINT_CACHE_LIMIT) endpoints.clear()
+      endpoints.set(endpointId, loaded)
+    }))
+
+  /** The endpoint's state, from the cache unless the read model has applied a later event of it. */
+  const endpointOf = (endpointId: string) =>
+    Effect.gen(function* () {
+      const applied = yield* options.endpointVersion(endpointId)
+      const cached = endpoints.get(endpointId)
+      if (cached && applied !== null && cached.position >= applied) return cached
+      return yield* freshEndpoint(endpointId)
+    })
 
   /** The endpoint's verdict after an attempt, from its state as it was sent to (the attempt's own record is already in). */
   const judge = (endpoint: Extract<EndpointState, { exists: true }>, outcome: AttemptOutcome, windowFirstAttempt: string, now: Date, seed: string) =>
@@ -89,15 +140,19 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
       if (Date.parse(delivery.next_attempt_at) > now.getTime()) return
       const { scheduled } = delivery
       const seed = `${deliveryId}:${delivery.attempts + 1}`
-      const endpoint = yield* loadWebhookEndpoint(scheduled.endpoint_id)
+      const live = (state: EndpointState) => state.exists && !state.deleted && state.enabled
+      let endpoint = (yield* endpointOf(scheduled.endpoint_id)).state
+      // Only the stream may stop a delivery: the cached state could predate a re-enable.
+      if (!live(endpoint)) endpoint = (yield* freshEndpoint(scheduled.endpoint_id)).state
       if (!endpoint.exists || endpoint.deleted || !endpoint.enabled) {
         yield* cancelWebhookDelivery(scheduled.org_id, deliveryId, endpoint.exists && !endpoint.deleted ? 'endpoint_disabled' : 'endpoint_deleted', ctx(seed))
         return
       }
+      const body = yield* withSignedLinks(scheduled.body, scheduled.signed_links, options.linkTtlSeconds)
       const timestamp = Math.floor(now.getTime() / 1000)
-      const signature = signatureHeader(signingSecrets(endpoint, now).map(options.openSecret), scheduled.event_id, timestamp, scheduled.body)
+      const signature = signatureHeader(signingSecrets(endpoint, now).map(options.openSecret), scheduled.event_id, timestamp, body)
       const answer = yield* Effect.promise(() => postThroughGateway({
-        url: endpoint.url, body: scheduled.body, timeoutMs: options.timeoutMs, excerptBytes: RESPONSE_EXCERPT_BYTES, dispatcher: options.http,
+        url: endpoint.url, body, timeoutMs: options.timeoutMs, excerptBytes: RESPONSE_EXCERPT_BYTES, dispatcher: options.http,
         headers: {
           'content-type': 'application/json', 'user-agent': 'Scrapeworks-Webhooks/1',
           'webhook-id': scheduled.event_id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature,
@@ -118,30 +173,49 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
       }
       yield* recordWebhookAttempt(scheduled.org_id, deliveryId, delivery.attempts + 1, result, { ...ctx(seed), idSeed: seed })
       options.metrics?.webhookAttempt(outcome)
-      yield* judge(endpoint, outcome, delivery.window_first_attempt_at ?? result.attempted_at, answeredAt, seed)
+      // A failure is judged on the endpoint's stream (when it began failing decides whether it is disabled).
+      const judged = outcome === 'succeeded' ? endpoint : (yield* freshEndpoint(scheduled.endpoint_id)).state
+      if (judged.exists) yield* judge(judged, outcome, delivery.window_first_attempt_at ?? result.attempted_at, answeredAt, seed)
     }).pipe(Effect.catchAll((error) => Effect.sync(() => options.log(`webhook delivery ${deliveryId} could not be attempted now; it stays due`, error))))
 
   /**
-   * Starts what is due (at most `concurrency` sending at once), then waits for a hint, the poll interval, or the
-   * earliest due instant by the clock. Never loops without waiting: the read model it asks may lag the log.
+   * Starts what is due (at most `concurrency` sending at once, at most `endpointConcurrency` of them to one
+   * endpoint), then waits for a hint, the poll interval, or the earliest due instant by the clock. Never loops
+   * without waiting: the read model it asks may lag the log.
    */
   const loop = Effect.gen(function* () {
     const clock = yield* Clock
     const inFlight = new Set<string>()
-    const sem = yield* Effect.makeSemaphore(options.concurrency)
-    const start = (id: string) => {
+    const slots = yield* Effect.makeSemaphore(options.concurrency)
+    const lanes = new Map<string, { readonly slots: Effect.Semaphore; users: number }>()
+    const laneOf = (endpointId: string) => {
+      const lane = lanes.get(endpointId) ?? { slots: Effect.unsafeMakeSemaphore(options.endpointConcurrency), users: 0 }
+      lane.users += 1
+      lanes.set(endpointId, lane)
+      return lane
+    }
+    const leave = (endpointId: string, deliveryId: string) => Effect.sync(() => {
+      inFlight.delete(deliveryId)
+      const lane = lanes.get(endpointId)
+      if (lane && --lane.users === 0) lanes.delete(endpointId)
+    })
+    // The endpoint's lane is taken before a shared slot, so deliveries queued behind a busy endpoint hold no slot.
+    const start = ({ delivery_id: id, endpoint_id: endpointId }: DueDelivery) => {
       inFlight.add(id)
-      return Effect.fork(sem.withPermits(1)(attempt(id)).pipe(Effect.ensuring(Effect.sync(() => inFlight.delete(id)))))
+      const lane = laneOf(endpointId)
+      return Effect.fork(lane.slots.withPermits(1)(slots.withPermits(1)(attempt(id))).pipe(Effect.ensuring(leave(endpointId, id))))
     }
     for (;;) {
       const hinted = yield* Queue.takeAll(hints)
-      const due = yield* options.dueDeliveries(clock.now(), options.concurrency * 4).pipe(Effect.orElseSucceed(() => [] as readonly string[]))
-      const fresh = [...new Set([...hinted, ...due])].filter((id) => !inFlight.has(id))
-      yield* Effect.forEach(fresh, start, { discard: true })
+      // Asks past what is already in flight, so a backlog of one endpoint never hides what is due for others.
+      const due = yield* options.dueDeliveries(clock.now(), options.concurrency * 4 + inFlight.size).pipe(Effect.orElseSucceed(() => [] as readonly DueDelivery[]))
+      const fresh = new Map<string, DueDelivery>()
+      for (const item of [...hinted, ...due]) if (!inFlight.has(item.delivery_id)) fresh.set(item.delivery_id, item)
+      yield* Effect.forEach(fresh.values(), start, { discard: true })
       const nextDue = yield* options.nextAttemptAt.pipe(Effect.orElseSucceed(() => null))
       const later = nextDue !== null && nextDue.getTime() > clock.now().getTime()
       yield* Effect.raceAll([
-        Effect.asVoid(Queue.take(hints).pipe(Effect.flatMap((id) => Queue.offer(hints, id)))),
+        Effect.asVoid(Queue.take(hints).pipe(Effect.flatMap((item) => Queue.offer(hints, item)))),
         Effect.sleep(options.pollMs),
         ...(later ? [clock.sleepUntil(nextDue)] : []),
       ])
@@ -150,7 +224,7 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
 
   return {
     /** Wakes the dispatcher for a delivery just scheduled (a hint: what is due is decided from the log). */
-    wake: (deliveryId: string) => Queue.unsafeOffer(hints, deliveryId),
+    wake: (delivery: DueDelivery) => Queue.unsafeOffer(hints, delivery),
     loop,
     attempt,
   }

@@ -1,6 +1,7 @@
 import { Effect } from 'effect'
 import { NotFound } from '../domain/errors.js'
 import { countDocs, findDocs, getDoc } from './projection.js'
+import { waitForPosition } from './read-your-writes.js'
 import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS } from './webhooks.js'
 
 export const listWebhookEndpoints = (orgId: string) =>
@@ -33,15 +34,27 @@ export const getWebhookDelivery = (orgId: string, endpointId: string, deliveryId
     return doc
   })
 
-/** Enabled endpoints of an organization subscribed to a kind: where a webhook event of that kind goes. */
-export const subscribedWebhookEndpoints = (orgId: string, kind: string) =>
+/**
+ * Enabled endpoints of an organization subscribed to a kind that were created before the log position `before`:
+ * where a webhook event from the event recorded at `before` goes.
+ */
+export const subscribedWebhookEndpoints = (orgId: string, kind: string, before: number) =>
   Effect.map(findDocs(WEBHOOK_ENDPOINTS, { org_id: orgId, enabled: true, deleted: false }), (docs) =>
-    docs.filter((doc) => doc.enabled_events.includes(kind)).map((doc) => doc.endpoint_id))
+    // A document projected before created_position existed counts as created at the log's start.
+    docs.filter((doc) => doc.enabled_events.includes(kind) && (doc.created_position ?? 0) < before).map((doc) => doc.endpoint_id))
+
+/** The log position the endpoints read model has applied for one endpoint, or null before its creation is applied. */
+export const webhookEndpointVersion = (endpointId: string) =>
+  Effect.map(getDoc(WEBHOOK_ENDPOINTS, endpointId), (doc) => doc?._position ?? null)
+
+/** Waits (a few seconds at most) for the read model to show an endpoint as of a log position. */
+export const webhookEndpointShown = (endpointId: string, position: number) =>
+  Effect.map(waitForPosition(WEBHOOK_ENDPOINTS, endpointId, position), (doc) => ({ shown: doc !== null, deleted: doc?.deleted ?? false }))
 
 /** Pending deliveries whose next attempt is due at `now`, oldest first. */
 export const dueWebhookDeliveries = (now: Date, limit: number) =>
   Effect.map(findDocs(WEBHOOK_DELIVERIES, { status: 'pending', next_attempt_at: { $lte: now.toISOString() } }, { sort: [['next_attempt_at', 'asc']], limit }),
-    (docs) => docs.map((doc) => doc.delivery_id))
+    (docs) => docs.map((doc) => ({ delivery_id: doc.delivery_id, endpoint_id: doc.endpoint_id })))
 
 /** When the earliest pending delivery is due; null when none is pending. */
 export const nextWebhookAttemptAt = Effect.map(

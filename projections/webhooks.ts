@@ -14,6 +14,10 @@ export type WebhookEndpointDoc = Stored<{
   readonly disabled_message: string | null
   readonly deleted: boolean
   readonly secret_rotated_at: string | null
+  /** When its current run of failed attempts began; null while deliveries succeed. */
+  readonly failing_since: string | null
+  /** Log position of its creation event: it receives the events recorded after it (webhook fan-out). */
+  readonly created_position: number
   readonly created_at: string
   readonly updated_at: string
 }>
@@ -61,7 +65,8 @@ export const webhooksProjection = defineProjection({
       case 'WebhookEndpointCreated':
         return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, () => ({
           endpoint_id: event.endpoint_id, org_id: event.org_id, url: event.url, enabled_events: event.enabled_events, description: event.description,
-          enabled: true, disabled_reason: null, disabled_message: null, deleted: false, secret_rotated_at: null, created_at: event.created_at, updated_at: event.created_at,
+          enabled: true, disabled_reason: null, disabled_message: null, deleted: false, secret_rotated_at: null, failing_since: null,
+          created_position: envelope.position, created_at: event.created_at, updated_at: event.created_at,
         }))
       case 'WebhookEndpointUpdated':
         return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && {
@@ -69,7 +74,7 @@ export const webhooksProjection = defineProjection({
           ...(event.url !== undefined ? { url: event.url } : {}),
           ...(event.enabled_events !== undefined ? { enabled_events: event.enabled_events } : {}),
           ...(event.description !== undefined ? { description: event.description } : {}),
-          ...(event.enabled !== undefined ? { enabled: event.enabled, disabled_reason: null, disabled_message: null } : {}),
+          ...(event.enabled !== undefined ? { enabled: event.enabled, disabled_reason: null, disabled_message: null, ...(event.enabled ? { failing_since: null } : {}) } : {}),
           updated_at: event.updated_at,
         })
       case 'WebhookEndpointDisabled':
@@ -80,8 +85,12 @@ export const webhooksProjection = defineProjection({
         return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, secret_rotated_at: event.rotated_at, updated_at: event.rotated_at })
       case 'WebhookEndpointDeleted':
         return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, enabled: false, deleted: true, updated_at: event.deleted_at })
+      // Written (moving the document's position) so the dispatcher's cached endpoint state is known to be stale.
       case 'WebhookEndpointFailing':
+        return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, failing_since: event.since })
       case 'WebhookEndpointRecovered':
+        return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, failing_since: null })
+      // A ping changes nothing an endpoint shows or the dispatcher uses.
       case 'WebhookPingRequested':
         return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, () => null)
       case 'WebhookDeliveryScheduled':

@@ -8,16 +8,20 @@ import type { Decider } from '../decider.js'
 import { decideRun, EMPTY_MEMORY, type DetectionMemory, type Observation } from '../detection/decide.js'
 import { fingerprintVersion } from '../detection/fingerprint.js'
 import type { DetectionConfig } from './detection-config.js'
-import { ChangeDetected, ChangeEmailSent, ChangeSummarized, DigestSent, MonitorBaselineRecorded, MonitorEmailUnsubscribed, MonitorRunEvaluated } from './detection-events.js'
+import { ChangeDetected, ChangeEmailSent, ChangeSummarized, ChangeSummaryUnavailable, DigestSent, MonitorBaselineRecorded, MonitorEmailUnsubscribed, MonitorRunEvaluated } from './detection-events.js'
 import type { MonitorEvent } from './events.js'
 
 export interface ChangeMemo {
   readonly change_id: string
+  readonly run_id: string
+  readonly job_id: string
   readonly detected_at: string
   readonly notified_channels: readonly string[]
   readonly change_ratio: number | null
+  readonly has_diff: boolean
   readonly diff_key: string
-  readonly summarized: boolean
+  /** A summary was recorded, or recorded as unavailable: nothing more is decided about it. */
+  readonly summary_settled: boolean
   readonly summary?: string
 }
 
@@ -51,6 +55,7 @@ export type DetectionCommand =
     readonly now: string
   }
   | { readonly _tag: 'RecordSummary'; readonly monitor_id: string; readonly change_id: string; readonly summary: string; readonly summarizer: string; readonly now: string }
+  | { readonly _tag: 'RecordNoSummary'; readonly monitor_id: string; readonly change_id: string; readonly reason: 'switched_off' | 'failed'; readonly now: string }
   | { readonly _tag: 'RecordChangeEmail'; readonly monitor_id: string; readonly change_id: string; readonly recipient: string; readonly now: string }
   | { readonly _tag: 'RecordDigest'; readonly monitor_id: string; readonly recipient: string; readonly period: string; readonly change_ids: readonly string[]; readonly now: string }
   | { readonly _tag: 'Unsubscribe'; readonly monitor_id: string; readonly recipient: string; readonly now: string }
@@ -112,8 +117,8 @@ export const evolveDetection = (state: DetectionState, event: MonitorEvent): Det
       }))
       const changes = new Map(state.changes)
       changes.set(event.change_id, {
-        change_id: event.change_id, detected_at: event.detected_at, notified_channels: event.notified_channels,
-        change_ratio: event.change_ratio, diff_key: event.diff_key, summarized: false,
+        change_id: event.change_id, run_id: event.run_id, job_id: event.job_id, detected_at: event.detected_at, notified_channels: event.notified_channels,
+        change_ratio: event.change_ratio, has_diff: event.has_diff, diff_key: event.diff_key, summary_settled: false,
       })
       return { ...next, changes }
     }
@@ -121,7 +126,14 @@ export const evolveDetection = (state: DetectionState, event: MonitorEvent): Det
       const memo = state.changes.get(event.change_id)
       if (!memo) return state
       const changes = new Map(state.changes)
-      changes.set(event.change_id, { ...memo, summarized: true, summary: event.summary })
+      changes.set(event.change_id, { ...memo, summary_settled: true, summary: event.summary })
+      return { ...state, changes }
+    }
+    case 'ChangeSummaryUnavailable': {
+      const memo = state.changes.get(event.change_id)
+      if (!memo) return state
+      const changes = new Map(state.changes)
+      changes.set(event.change_id, { ...memo, summary_settled: true })
       return { ...state, changes }
     }
     case 'ChangeEmailSent':
@@ -172,8 +184,13 @@ export const detectionDecider: Decider<DetectionCommand, MonitorEvent, Detection
         return evaluate(command, state)
       case 'RecordSummary': {
         const memo = state.changes.get(command.change_id)
-        if (!memo || memo.summarized) return Either.right([])
+        if (!memo || memo.summary_settled) return Either.right([])
         return Either.right([new ChangeSummarized({ monitor_id: command.monitor_id, change_id: command.change_id, summary: command.summary, summarizer: command.summarizer, summarized_at: command.now })])
+      }
+      case 'RecordNoSummary': {
+        const memo = state.changes.get(command.change_id)
+        if (!memo || memo.summary_settled) return Either.right([])
+        return Either.right([new ChangeSummaryUnavailable({ monitor_id: command.monitor_id, change_id: command.change_id, reason: command.reason, recorded_at: command.now })])
       }
       case 'RecordChangeEmail':
         return Either.right(state.emailed.has(`${command.change_id} ${command.recipient}`) ? []

@@ -57,6 +57,18 @@ export class ChangeSummarized extends Schema.TaggedClass<ChangeSummarized>()('Ch
   summarized_at: Schema.String,
 }) {}
 
+/**
+ * The change gets no summary: summaries are switched off for the organization, or the summarizer failed or missed
+ * its deadline. With ChangeSummarized it settles a change's summary; exactly one of the two is recorded per change
+ * (the `schedule.change_detected` webhook goes out from it).
+ */
+export class ChangeSummaryUnavailable extends Schema.TaggedClass<ChangeSummaryUnavailable>()('ChangeSummaryUnavailable', {
+  monitor_id: Schema.String,
+  change_id: Schema.String,
+  reason: Schema.Literal('switched_off', 'failed'),
+  recorded_at: Schema.String,
+}) {}
+
 /** One per (recipient, change): a retried send finds it and sends nothing. */
 export class ChangeEmailSent extends Schema.TaggedClass<ChangeEmailSent>()('ChangeEmailSent', {
   monitor_id: Schema.String,
@@ -82,5 +94,5 @@ export class MonitorEmailUnsubscribed extends Schema.TaggedClass<MonitorEmailUns
 }) {}
 
 export const DETECTION_EVENTS = [
-  MonitorBaselineRecorded, MonitorRunEvaluated, ChangeDetected, ChangeSummarized, ChangeEmailSent, DigestSent, MonitorEmailUnsubscribed,
+  MonitorBaselineRecorded, MonitorRunEvaluated, ChangeDetected, ChangeSummarized, ChangeSummaryUnavailable, ChangeEmailSent, DigestSent, MonitorEmailUnsubscribed,
 ] as const

@@ -72,8 +72,16 @@ export const WebhookEndpointEvent = Schema.Union(
 export type WebhookEndpointEvent = typeof WebhookEndpointEvent.Type
 
 /**
+ * A short-lived signed link to a blob (a change's diff) that the dispatcher mints into `data[field]` (and its expiry
+ * into `data[field + '_expires_at']`) at every attempt, so a retried delivery never carries an expired link.
+ */
+export const SignedLink = Schema.Struct({ field: Schema.String, blob_key: Schema.String, download_name: Schema.String })
+export type SignedLink = typeof SignedLink.Type
+
+/**
  * One webhook event owed to one endpoint (`webhook-delivery-<delivery_id>`, the id derived from endpoint and source
- * event): the body is fixed here, so every attempt sends the same bytes under the same `event_id`.
+ * event): the body is fixed here, so every attempt sends the same data under the same `event_id` (only signed links
+ * are minted afresh per attempt).
  */
 export class WebhookDeliveryScheduled extends Schema.TaggedClass<WebhookDeliveryScheduled>()('WebhookDeliveryScheduled', {
   delivery_id: Schema.String,
@@ -81,8 +89,9 @@ export class WebhookDeliveryScheduled extends Schema.TaggedClass<WebhookDelivery
   org_id: Schema.String,
   event_id: Schema.String,
   type: Schema.String,
-  /** The JSON envelope `{event_id, type, created_at, data}` as sent. */
+  /** The JSON envelope `{event_id, type, created_at, data}` as sent, but for its signed links. */
   body: Schema.String,
+  signed_links: Schema.optional(Schema.Array(SignedLink)),
   source_event_id: Schema.String,
   scheduled_at: Schema.String,
 }) {}

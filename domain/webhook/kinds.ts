@@ -1,7 +1,9 @@
 import type { ArtifactRecord, JobFailed, JobSucceeded } from '../job/events.js'
 import type { JobState } from '../job/decider.js'
+import type { ChangeMemo } from '../monitor/detection-decider.js'
+import type { ChangeSummarized, ChangeSummaryUnavailable } from '../monitor/detection-events.js'
 import type { DomainEvent } from '../streams.js'
-import type { WebhookPingRequested } from './events.js'
+import type { SignedLink, WebhookPingRequested } from './events.js'
 
 /** What a mapping row knows of the recorded event besides its fields. */
 export interface SourceEnvelope {
@@ -11,12 +13,16 @@ export interface SourceEnvelope {
 }
 
 /**
- * What the rows of a job event are given besides the event: the job as its stream folds (its spec, tags), loaded by
- * the dispatcher. This is where a recipe job's `data.recipe` comes from once jobs carry a recipe block.
+ * What a row is given besides the event, loaded by the fan-out as the row asks: the job as its stream folds (its
+ * spec, tags; where a recipe job's `data.recipe` comes from once jobs carry a recipe block), or the change a summary
+ * event settles, as the monitor's stream folds.
  */
 export interface SourceContext {
   readonly job?: JobState
+  readonly change?: ChangeMemo
 }
+
+export type ContextNeed = 'none' | 'job' | 'change'
 
 /** One webhook event a domain event calls for. `key` tells apart several webhook events of one domain event. */
 export interface WebhookEventDraft {
@@ -25,13 +31,15 @@ export interface WebhookEventDraft {
   readonly data: Readonly<Record<string, unknown>>
   /** Only this endpoint gets it (a `ping`), whatever its subscriptions. */
   readonly only_endpoint?: string
+  /** Links the dispatcher signs into `data` at each attempt. */
+  readonly signed_links?: readonly SignedLink[]
 }
 
 type Row<Tag extends DomainEvent['_tag']> = {
   /** The webhook kinds this row can produce (subscribable kinds derive from them). */
   readonly kinds: readonly WebhookKind[]
-  /** Whether the row needs the job's folded state in its context. */
-  readonly needs_job: boolean
+  /** What the row needs in its context. */
+  readonly needs: ContextNeed
   readonly map: (event: Extract<DomainEvent, { _tag: Tag }>, envelope: SourceEnvelope, context: SourceContext) => readonly WebhookEventDraft[]
 }
 
@@ -70,48 +78,58 @@ const artifactsReady = (event: JobSucceeded | JobFailed): WebhookEventDraft[] =>
   (event.artifacts ?? []).map((artifact) => ({ kind: 'artifact.ready', key: `artifact.ready:${artifact.artifact_id}`, data: artifactView(event.job_id, artifact) }))
 
 /**
+ * A change once its summary is settled (recorded, or recorded as unavailable), so the webhook carries the summary
+ * when there is one. The diff link is signed at each attempt; `diff_path` is the API route (needs an API key).
+ */
+const changeDetected = (event: ChangeSummarized | ChangeSummaryUnavailable, context: SourceContext): WebhookEventDraft[] => {
+  const change = context.change
+  // A change inside the monitor's cooldown, or one whose monitor does not notify by webhook, sends nothing.
+  if (!change || !change.notified_channels.includes('webhook')) return []
+  const diffPath = `/v1/monitors/${event.monitor_id}/changes/${change.change_id}/diff`
+  return [{
+    kind: 'schedule.change_detected', key: 'schedule.change_detected',
+    data: {
+      monitor_id: event.monitor_id, change_id: change.change_id, run_id: change.run_id, job_id: change.job_id, change_ratio: change.change_ratio,
+      ...(event._tag === 'ChangeSummarized' ? { summary: event.summary } : {}),
+      has_diff: change.has_diff, diff_path: change.has_diff ? diffPath : null, diff_url: null, diff_url_expires_at: null, detected_at: change.detected_at,
+    },
+    ...(change.has_diff ? { signed_links: [{ field: 'diff_url', blob_key: change.diff_key, download_name: `diff-${change.change_id}.txt` }] } : {}),
+  }]
+}
+
+/**
  * THE mapping from domain events to webhook events: every webhook kind and payload is defined here and nowhere
  * else, as a projection of the log. A domain event without a row sends nothing.
  */
 export const WEBHOOK_MAPPING: { readonly [Tag in DomainEvent['_tag']]?: Row<Tag> } = {
-  JobSucceeded: { kinds: ['job.completed', 'artifact.ready'], needs_job: true, map: (event, _envelope, context) => [jobCompleted(event, context), ...artifactsReady(event)] },
-  JobFailed: { kinds: ['job.completed', 'artifact.ready'], needs_job: true, map: (event, _envelope, context) => [jobCompleted(event, context), ...artifactsReady(event)] },
+  JobSucceeded: { kinds: ['job.completed', 'artifact.ready'], needs: 'job', map: (event, _envelope, context) => [jobCompleted(event, context), ...artifactsReady(event)] },
+  JobFailed: { kinds: ['job.completed', 'artifact.ready'], needs: 'job', map: (event, _envelope, context) => [jobCompleted(event, context), ...artifactsReady(event)] },
   MonitorBaselineRecorded: {
-    kinds: ['schedule.monitor_activated'], needs_job: false,
+    kinds: ['schedule.monitor_activated'], needs: 'none',
     // Only the first baseline activates a monitor; a reset or a new normalization re-baselines silently.
     map: (event) => event.reason !== 'first_run' ? [] : [{
       kind: 'schedule.monitor_activated', key: 'schedule.monitor_activated',
       data: { monitor_id: event.monitor_id, run_id: event.run_id, activated_at: event.recorded_at },
     }],
   },
-  ChangeDetected: {
-    kinds: ['schedule.change_detected'], needs_job: false,
-    // A change inside the monitor's cooldown, or one whose monitor does not notify by webhook, sends nothing.
-    map: (event) => !event.notified_channels.includes('webhook') ? [] : [{
-      kind: 'schedule.change_detected', key: 'schedule.change_detected',
-      data: {
-        monitor_id: event.monitor_id, change_id: event.change_id, run_id: event.run_id, job_id: event.job_id, change_ratio: event.change_ratio,
-        has_diff: event.has_diff, diff_path: event.has_diff ? `/v1/monitors/${event.monitor_id}/changes/${event.change_id}/diff` : null,
-        detected_at: event.detected_at,
-      },
-    }],
-  },
+  ChangeSummarized: { kinds: ['schedule.change_detected'], needs: 'change', map: (event, _envelope, context) => changeDetected(event, context) },
+  ChangeSummaryUnavailable: { kinds: ['schedule.change_detected'], needs: 'change', map: (event, _envelope, context) => changeDetected(event, context) },
   MonitorRunSkipped: {
-    kinds: ['schedule.run_skipped'], needs_job: false,
+    kinds: ['schedule.run_skipped'], needs: 'none',
     map: (event) => [{
       kind: 'schedule.run_skipped', key: 'schedule.run_skipped',
       data: { monitor_id: event.monitor_id, run_id: event.run_id, status: event.status, detail: event.detail, skipped_at: event.skipped_at },
     }],
   },
   MonitorPaused: {
-    kinds: ['schedule.monitor_paused'], needs_job: false,
+    kinds: ['schedule.monitor_paused'], needs: 'none',
     map: (event) => [{
       kind: 'schedule.monitor_paused', key: 'schedule.monitor_paused',
       data: { monitor_id: event.monitor_id, reason: event.reason, detail: event.detail, paused_at: event.paused_at },
     }],
   },
   WebhookPingRequested: {
-    kinds: ['ping'], needs_job: false,
+    kinds: ['ping'], needs: 'none',
     map: (event: WebhookPingRequested) => [{ kind: 'ping', key: 'ping', data: { endpoint_id: event.endpoint_id, requested_at: event.requested_at }, only_endpoint: event.endpoint_id }],
   },
 }

@@ -7,7 +7,9 @@ import { makeWebhookDispatcher } from '../../processors/webhook-dispatcher.js'
 import { makeWebhookFanout, WEBHOOK_SOURCE_CATEGORIES } from '../../processors/webhook-fanout.js'
 import { makeWebhookNotices } from '../../processors/webhook-notices.js'
 import { listOrgUsers } from '../../projections/user-queries.js'
-import { dueWebhookDeliveries, nextWebhookAttemptAt, subscribedWebhookEndpoints } from '../../projections/webhook-queries.js'
+import {
+  dueWebhookDeliveries, nextWebhookAttemptAt, subscribedWebhookEndpoints, webhookEndpointShown, webhookEndpointVersion,
+} from '../../projections/webhook-queries.js'
 import type { Config } from '../config.js'
 import { scopedSubscription } from '../log/scoped-log.js'
 import type { Logger } from '../logger.js'
@@ -29,11 +31,12 @@ export const webhooksRole = (config: Config, logger: Logger) => Effect.gen(funct
   const http = egressDispatcher(gateway)
   yield* Effect.addFinalizer(() => Effect.promise(() => http.close()))
   const dispatcher = makeWebhookDispatcher({
-    ladder: config.webhooks.retryLadder, timeoutMs: config.webhooks.timeoutMs, concurrency: config.webhooks.concurrency, pollMs: config.webhooks.pollMs,
+    ladder: config.webhooks.retryLadder, timeoutMs: config.webhooks.timeoutMs, pollMs: config.webhooks.pollMs,
+    concurrency: config.webhooks.concurrency, endpointConcurrency: config.webhooks.endpointConcurrency, linkTtlSeconds: config.artifactUrlTtlSeconds,
     http, openSecret: (sealed) => (SecretBox.isSealed(sealed) ? box.open(sealed) : sealed),
-    dueDeliveries: dueWebhookDeliveries, nextAttemptAt: nextWebhookAttemptAt, log: logger.error, metrics: yield* Metrics,
+    dueDeliveries: dueWebhookDeliveries, nextAttemptAt: nextWebhookAttemptAt, endpointVersion: webhookEndpointVersion, log: logger.error, metrics: yield* Metrics,
   })
-  const fanout = makeWebhookFanout({ subscribers: subscribedWebhookEndpoints, scheduled: dispatcher.wake, log: logger.error }, run)
+  const fanout = makeWebhookFanout({ subscribers: subscribedWebhookEndpoints, endpointShown: webhookEndpointShown, scheduled: dispatcher.wake, log: logger.error }, run)
   const notices = makeWebhookNotices({ orgUsers: listOrgUsers, log: logger.error }, run)
   yield* scopedSubscription(eventLog, { name: fanout.name, categories: WEBHOOK_SOURCE_CATEGORIES, concurrency: 8 }, fanout.handle)
   yield* scopedSubscription(eventLog, { name: notices.name, categories: notices.categories, concurrency: 4 }, notices.handle)

@@ -17,18 +17,25 @@ import { STREAMS, type DomainEvent } from '../../domain/streams.js'
 import { makeManualClock } from '../../infra/clock/manual.js'
 import { BlobStore } from '../../ports/blob-store.js'
 import { EventStore } from '../../ports/event-store.js'
+import { setOrgSummaries } from '../../commands/org-settings.js'
 import { startSmtpServer } from '../helpers/smtp.js'
 import { startService, waitFor } from '../helpers/service.js'
+import { startReceiver } from '../helpers/webhook-receiver.js'
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/detection/', import.meta.url))
 const page = (name: string) => readFileSync(FIXTURES + name, 'utf8')
 
 const clock = makeManualClock('2026-11-23T09:00:00.000Z')
 const smtp = await startSmtpServer()
-const service = await startService({ allowlist: ['127.0.0.1:9'], roles: ['api', 'relay', 'projector', 'detector'], clock, env: { SMTP_URL: smtp.url } })
+const receiver = await startReceiver()
+const service = await startService({
+  allowlist: ['127.0.0.1:9', receiver.allowlistEntry], roles: ['api', 'relay', 'projector', 'detector', 'webhooks'], clock,
+  env: { SMTP_URL: smtp.url, WEBHOOK_POLL_MS: '50' },
+})
 t.teardown(async () => {
   await service.close()
   await smtp.close()
+  await receiver.close()
 })
 const org = await service.createOrg('pro')
 const metadata = { correlation_id: 'test', causation_id: null, actor: 'test' }
@@ -158,4 +165,49 @@ t.test('digests: one per recipient and period once the period ended, none for an
   t.equal(digests().length, 1, 'empty periods send nothing, and the sent one is not sent again')
   const events = await monitorEvents(monitorId)
   t.equal(events.filter((e) => e === 'DigestSent').length, 1, 'one DigestSent')
+})
+
+t.test('the change webhook: its ratio, the summary when there is one, and a signed diff link that works without a key and expires', async (t) => {
+  clock.set('2026-11-27T09:00:00.000Z')
+  const endpoint = await service.api('POST', '/v1/webhook-endpoints', { key: org.key, body: { url: receiver.url, enabled_events: ['schedule.change_detected'] } })
+  t.equal(endpoint.status, 201)
+  const monitorId = await createMonitor({ ...DETECTION, notify: { webhook: true, email: [], digest: null } })
+  await deliver(monitorId, page('changes/price.before.html'))
+  t.equal(await deliver(monitorId, page('changes/price.after.html')), 'ChangeDetected')
+  await waitFor(() => receiver.received.length === 1, 20_000)
+  const [hook] = receiver.received
+  t.equal(hook!.event.type, 'schedule.change_detected')
+  t.match(hook!.event.data, {
+    monitor_id: monitorId, change_ratio: 0.1379, summary: 'Price changed from $129.99 to $119.99', has_diff: true,
+    diff_path: `/v1/monitors/${monitorId}/changes/${hook!.event.data.change_id}/diff`, diff_url_expires_at: '2026-11-27T09:05:00.000Z',
+  }, 'sent once the summary was recorded, with it; the link lives ARTIFACT_URL_TTL_SECONDS (300 s) from the attempt')
+  const link = new URL(hook!.event.data.diff_url)
+  const diffAt = `${link.pathname}${link.search}`
+  const fetched = await service.api('GET', diffAt)
+  t.equal(fetched.status, 200, 'the link needs no API key')
+  t.equal(fetched.text, '-Price: $129.99\n+Price: $119.99', 'it is the change\'s diff')
+  const tampered = new URL(link)
+  tampered.searchParams.set('key', tampered.searchParams.get('key')!.replace(/\.diff$/, '.html'))
+  t.equal((await service.api('GET', `${tampered.pathname}${tampered.search}`)).status, 403, 'another blob under the same signature is refused')
+  const forged = new URL(link)
+  forged.searchParams.set('sig', `${forged.searchParams.get('sig')!.slice(0, -2)}AA`)
+  t.equal((await service.api('GET', `${forged.pathname}${forged.search}`)).status, 403, 'a tampered signature is refused')
+  clock.set('2026-11-27T09:04:59.000Z')
+  t.equal((await service.api('GET', diffAt)).status, 200, 'still valid a second before it expires')
+  clock.set('2026-11-27T09:05:01.000Z')
+  const expired = await service.api('GET', diffAt)
+  t.equal(expired.status, 410, 'expired by the clock')
+  t.match(expired.text, /url_expired/)
+
+  await service.run(setOrgSummaries({ org_id: org.org_id, enabled: false, now: clock.now().toISOString(), metadata }))
+  t.teardown(() => service.run(setOrgSummaries({ org_id: org.org_id, enabled: true, now: clock.now().toISOString(), metadata })))
+  clock.set('2026-11-27T10:00:00.000Z')
+  t.equal(await deliver(monitorId, page('changes/price.before.html')), 'ChangeDetected')
+  await waitFor(() => receiver.received.length === 2, 20_000)
+  const second = receiver.received[1]!.event
+  t.notOk('summary' in second.data, 'summaries switched off: the webhook has no summary field')
+  t.match(second.data, { change_ratio: 0.1379, has_diff: true, diff_url: /^http/ })
+  t.ok((await monitorEvents(monitorId)).includes('ChangeSummaryUnavailable'), 'the missing summary is recorded, which sent the webhook')
+  await new Promise((r) => setTimeout(r, 300))
+  t.equal(receiver.received.length, 2, 'one webhook per change')
 })

@@ -1,9 +1,10 @@
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
 import { JobFailed, JobSucceeded } from '../../domain/job/events.js'
-import { ChangeDetected, MonitorBaselineRecorded } from '../../domain/monitor/detection-events.js'
+import type { ChangeMemo } from '../../domain/monitor/detection-decider.js'
+import { ChangeDetected, ChangeSummarized, ChangeSummaryUnavailable, MonitorBaselineRecorded } from '../../domain/monitor/detection-events.js'
 import { MonitorPaused, MonitorRunSkipped } from '../../domain/monitor/events.js'
-import { mappingOf, SUBSCRIBABLE_KINDS } from '../../domain/webhook/kinds.js'
+import { mappingOf, SUBSCRIBABLE_KINDS, type SourceContext } from '../../domain/webhook/kinds.js'
 import { WebhookPingRequested } from '../../domain/webhook/events.js'
 import { DEFAULT_RETRY_LADDER, JITTER_SHARE, nextAttemptAt, parseRetryLadder, RETRY_WINDOW_MS, retryAfterMs } from '../../domain/webhook/retry-ladder.js'
 import { signatureHeader } from '../../domain/webhook/signing.js'
@@ -11,7 +12,7 @@ import type { DomainEvent } from '../../domain/streams.js'
 
 const envelope = { event_id: 'src-1', org_id: 'o1', occurred_at: '2026-11-23T00:00:00.000Z' }
 const artifact = (id: string) => ({ artifact_id: id, artifact_type: 'html', content_type: 'text/html', size: 10, sha256: 'a'.repeat(64), blob_key: `k/${id}`, created_at: envelope.occurred_at })
-const drafts = (event: DomainEvent) => mappingOf(event)?.map(event as never, envelope, {}) ?? []
+const drafts = (event: DomainEvent, context: SourceContext = {}) => mappingOf(event)?.map(event as never, envelope, context) ?? []
 
 t.test('the mapping table: one row per domain event, kinds and payloads', async (t) => {
   const succeeded = drafts(new JobSucceeded({ job_id: 'j1', manifest: {}, artifacts: [artifact('a1'), artifact('a2')], finished_at: envelope.occurred_at }))
@@ -78,10 +79,28 @@ t.test('monitor activation and detected changes', async (t) => {
   const baseline = (reason: 'first_run' | 'reset') => drafts(new MonitorBaselineRecorded({ monitor_id: 'm1', run_id: 'r1', fingerprint: 'f', normalization_version: 1, reason, recorded_at: envelope.occurred_at }))
   t.match(baseline('first_run'), [{ kind: 'schedule.monitor_activated', data: { monitor_id: 'm1' } }])
   t.same(baseline('reset'), [], 'a re-baseline is not an activation')
-  const change = (channels: ('webhook' | 'email')[]) => drafts(new ChangeDetected({
+  t.same(drafts(new ChangeDetected({
     monitor_id: 'm1', change_id: 'c1', run_id: 'r2', job_id: 'j3', old_fingerprint: 'a', new_fingerprint: 'b', change_ratio: 0.25, has_diff: true,
-    diff_key: 'k', diff_lines: 4, notified_channels: channels, detected_at: envelope.occurred_at,
-  }))
-  t.match(change(['webhook']), [{ kind: 'schedule.change_detected', data: { change_id: 'c1', change_ratio: 0.25, diff_path: '/v1/monitors/m1/changes/c1/diff' } }])
+    diff_key: 'k', diff_lines: 4, notified_channels: ['webhook'], detected_at: envelope.occurred_at,
+  })), [], 'the change itself sends nothing: its webhook waits for the summary to be settled')
+  const memo = (channels: readonly string[], hasDiff = true): ChangeMemo => ({
+    change_id: 'c1', run_id: 'r2', job_id: 'j3', detected_at: envelope.occurred_at, notified_channels: channels, change_ratio: 0.25, has_diff: hasDiff,
+    diff_key: 'monitors/m1/diffs/c1.txt', summary_settled: true,
+  })
+  const summarized = new ChangeSummarized({ monitor_id: 'm1', change_id: 'c1', summary: 'Price changed', summarizer: 'rules', summarized_at: envelope.occurred_at })
+  const unavailable = new ChangeSummaryUnavailable({ monitor_id: 'm1', change_id: 'c1', reason: 'failed', recorded_at: envelope.occurred_at })
+  const change = (channels: ('webhook' | 'email')[]) => drafts(summarized, { change: memo(channels) })
+  t.match(change(['webhook']), [{
+    kind: 'schedule.change_detected',
+    data: { change_id: 'c1', run_id: 'r2', job_id: 'j3', change_ratio: 0.25, summary: 'Price changed', diff_path: '/v1/monitors/m1/changes/c1/diff', diff_url: null },
+    signed_links: [{ field: 'diff_url', blob_key: 'monitors/m1/diffs/c1.txt', download_name: 'diff-c1.txt' }],
+  }])
+  const withoutSummary = drafts(unavailable, { change: memo(['webhook']) })
+  t.equal(withoutSummary.length, 1)
+  t.notOk('summary' in withoutSummary[0]!.data, 'no summary: the field is absent')
+  const noDiff = drafts(unavailable, { change: memo(['webhook'], false) })[0]!
+  t.match(noDiff.data, { has_diff: false, diff_path: null, diff_url: null })
+  t.equal(noDiff.signed_links, undefined, 'no diff, no link to sign')
+  t.same(drafts(summarized), [], 'a change the monitor stream does not know sends nothing')
   t.same(change(['email']), [], 'not notified by webhook (cooldown or channel): nothing sent')
 })
