@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { createApiKey, DEFAULT_KEY_LIMITS } from '../../commands/orgs.js'
 import { Forbidden, ValidationFailed } from '../../domain/errors.js'
 import { SCOPES } from '../../domain/scopes.js'
-import { checkAccountKeyRequest } from '../../domain/user/key-request.js'
+import { ACCOUNT_KEY_MAX_LIFETIME_SECONDS, ACCOUNT_KEY_MIN_LIFETIME_SECONDS, checkAccountKeyRequest } from '../../domain/user/key-request.js'
 import { hashApiKey } from '../../domain/secrets.js'
 import { getKey } from '../../projections/org-queries.js'
 import { API_KEY_HASHES, API_KEYS } from '../../projections/orgs.js'
@@ -18,11 +18,20 @@ export const apiKeyRoutes = async (app: FastifyInstance, account: AccountContext
     preHandler: sessions.requireUser,
     schema: {
       tags: ['account'], summary: "Create a v1 API key for the user's organization", security: accountSecurity,
-      description: `For users with a verified e-mail. The key holds every scope (${SCOPES.map((s) => `\`${s}\``).join(', ')}) and the default limits `
+      description: `For users with a verified e-mail. The key holds the \`scopes\` asked for, every scope (${SCOPES.map((s) => `\`${s}\``).join(', ')}) when absent, and the default limits `
         + '(rate_limit_rpm 600, daily_quota 50000, enforcement_mode block); narrower keys come from `POST /v1/keys`. The secret `api_key` is in this '
         + 'answer only. Operators can create an organization and its first key without the account API: `npm run --silent cli -- org create --name NAME --plan PLAN`. '
-        + '422 codes: missing_name, invalid_name, unknown_field.',
-      body: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 100 } } },
+        + '`expires_in_seconds` (optional, ' + `${ACCOUNT_KEY_MIN_LIFETIME_SECONDS} to ${ACCOUNT_KEY_MAX_LIFETIME_SECONDS}` + ') makes a key that stops working that long after its '
+        + 'creation (the dashboard\'s own key lives one hour and is renewed by the open tab); without it the key never expires. '
+        + '422 codes: missing_name, invalid_name, invalid_scopes, invalid_expires_in_seconds, unknown_field.',
+      body: {
+        type: 'object', required: ['name'],
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 100 },
+          scopes: { type: 'array', minItems: 1, items: { type: 'string', enum: SCOPES } },
+          expires_in_seconds: { type: 'integer', minimum: ACCOUNT_KEY_MIN_LIFETIME_SECONDS, maximum: ACCOUNT_KEY_MAX_LIFETIME_SECONDS },
+        },
+      },
       response: { 201: ApiKeyCreatedBody, 400: MalformedBody, 401: NotAuthenticated, 403: EmailNotVerified, 422: ValidationErrorBody },
     },
   }, async (request, reply) => {
@@ -31,7 +40,9 @@ export const apiKeyRoutes = async (app: FastifyInstance, account: AccountContext
     const checked = checkAccountKeyRequest(request.body)
     if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
     const created = await account.run(createApiKey({
-      org_id: user.org_id, name: checked.name, scopes: SCOPES, limits: DEFAULT_KEY_LIMITS, expires_at: null,
+      org_id: user.org_id, name: checked.value.name, scopes: checked.value.scopes, limits: DEFAULT_KEY_LIMITS,
+      // The same wall clock the v1 API's key check reads (api/auth.ts).
+      expires_at: checked.value.expiresInSeconds === null ? null : new Date(Date.now() + checked.value.expiresInSeconds * 1000).toISOString(),
       metadata: requestMetadata(request, `user:${user.user_id}`),
     }))
     // Answered once the v1 API accepts the key: both documents authentication reads show its creation.

@@ -220,6 +220,27 @@ t.test('POST /api-keys gives a verified user a v1 key for their organization', a
   const viaCookie = await svc.api('POST', '/api-keys', { body: { name: 'cookie' }, headers: { cookie: sessionCookie(await login(email)) } })
   t.equal(viaCookie.status, 201, 'the session cookie works too')
   t.equal(viaCookie.body.org_id, created.body.org_id, 'same organization')
+
+  for (const bad of [0, 59, 365 * 86_400 + 1, 1.5, '3600', null]) {
+    const refused = await svc.api('POST', '/api-keys', { body: { name: 'short', expires_in_seconds: bad }, headers: bearer(token) })
+    t.equal(refused.status, 422, `expires_in_seconds ${JSON.stringify(bad)} is refused`)
+    t.same(refused.body.errors.map((e: any) => e.code), ['invalid_expires_in_seconds'])
+  }
+  const before = Date.now()
+  const shortLived = await svc.api('POST', '/api-keys', { body: { name: 'dashboard', expires_in_seconds: 3600 }, headers: bearer(token) })
+  t.equal(shortLived.status, 201)
+  const expiresAt = Date.parse(shortLived.body.expires_at)
+  t.ok(expiresAt >= before + 3_600_000 && expiresAt <= Date.now() + 3_600_000, 'expires one hour after its creation')
+  t.equal((await svc.api('GET', '/v1/jobs', { key: shortLived.body.api_key })).status, 200, 'works until then')
+
+  for (const bad of [[], ['jobs.fly'], 'jobs.read']) {
+    const refused = await svc.api('POST', '/api-keys', { body: { name: 'narrow', scopes: bad }, headers: bearer(token) })
+    t.same([refused.status, refused.body.errors?.map((e: any) => e.code)], [422, ['invalid_scopes']], `scopes ${JSON.stringify(bad)} are refused`)
+  }
+  const narrow = await svc.api('POST', '/api-keys', { body: { name: 'narrow', scopes: ['jobs.read'] }, headers: bearer(token) })
+  t.same([narrow.status, narrow.body.scopes, narrow.body.expires_at], [201, ['jobs.read'], null])
+  t.equal((await svc.api('GET', '/v1/jobs', { key: narrow.body.api_key })).status, 200)
+  t.equal((await svc.api('GET', '/v1/keys', { key: narrow.body.api_key })).status, 403, 'only the scopes asked for')
 })
 
 t.test('the stored event log holds no clear password and no clear verification token', async (t) => {

@@ -2,10 +2,12 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Page } from 'playwright-core'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { BASE_CHROMIUM_FLAGS } from '../../fetchers/browser/launch-flags.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { verificationLink } from '../helpers/mail.js'
+import { fixturesOf } from '../helpers/recipe-fixtures.js'
+import { startRecipeSite } from '../helpers/recipe-site.js'
 import { startService } from '../helpers/service.js'
 
 /** Screenshots of the main pages at both widths, for people to look at; gitignored. */
@@ -13,13 +15,21 @@ const SHOTS = join(process.cwd(), '.screenshots', 'dashboard')
 mkdirSync(SHOTS, { recursive: true })
 execFileSync(process.execPath, ['scripts/build-dashboard.mjs'], { stdio: 'inherit' })
 
-const site = await startFixtureSite()
-const svc = await startService({ allowlist: [`127.0.0.1:${site.port}`] })
+// A page whose price the monitor test changes between two runs.
+let price = '129.99'
+const pricePage = () => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pricing</title></head><body><h1>Pro plan</h1><p class="price">Price: $${price} per month</p><p>Cancel any time.</p></body></html>`
+const site = await startFixtureSite({
+  '/pricing': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(pricePage()) },
+})
+// The recipes' site (api.github.com for code-repo), answered locally from the recipe's own fixture.
+const recipeSite = await startRecipeSite(['https://api.github.com'])
+recipeSite.use(fixturesOf('code-repo').find((f) => f.name === 'ok')!)
+const svc = await startService({ allowlist: [`127.0.0.1:${site.port}`, `127.0.0.1:${recipeSite.port}`], env: { RECIPE_ORIGIN_OVERRIDES: recipeSite.overrides } })
 // The page is opened on the service's PUBLIC_BASE_URL origin, as users do, so signed artifact links are same-origin.
 const base = svc.config.publicBaseUrl
 // The browser reaches the service directly (loopback, no proxy): it plays the user, not a scraping engine.
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: [...BASE_CHROMIUM_FLAGS] })
-t.teardown(async () => { await browser.close(); await svc.close(); await site.close() })
+t.teardown(async () => { await browser.close(); await svc.close(); await site.close(); await recipeSite.close() })
 
 const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
 const page = await context.newPage()
@@ -129,15 +139,129 @@ t.test('webhooks: add an endpoint (secret once), send a test event, see it in th
   await shot(page, 'audit')
 })
 
+const noHorizontalScroll = async (t: Test, name: string) => {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+  t.ok(overflow <= 0, `${name}: no horizontal scrolling at ${page.viewportSize()!.width} px (${overflow})`)
+}
+
+t.test('scrapes, content monitors, recipes and retention through the pages', async (t) => {
+  const nav = page.getByRole('navigation', { name: 'Main' })
+  await nav.getByRole('link', { name: 'Scrapes' }).click()
+  await page.getByText('No scrapes yet.').waitFor()
+  await page.getByLabel('Page URL').fill(`${site.origin}/page`)
+  await page.getByRole('button', { name: 'Scrape' }).click()
+  await page.getByRole('heading', { name: 'Result' }).waitFor({ timeout: 30_000 })
+  t.match(await page.locator('.card pre.code').textContent(), /<h1 id="title">Widget<\/h1>/, 'the scraped HTML is shown')
+  await page.getByRole('cell', { name: `${site.origin}/page` }).waitFor()
+  await shot(page, 'scrapes')
+
+  await nav.getByRole('link', { name: 'Content monitors' }).click()
+  await page.getByText('No content monitors yet.').waitFor()
+  await page.getByLabel('Page URL').fill(`${site.origin}/page`)
+  await page.getByLabel('Every (minutes)').fill('1')
+  await page.getByRole('button', { name: 'Add content monitor' }).click()
+  t.match(await page.getByRole('alert').textContent(), /invalid_frequencyMinutes/, 'the API\'s field code is shown')
+  await page.getByLabel('Every (minutes)').fill('60')
+  await page.getByRole('button', { name: 'Add content monitor' }).click()
+  await page.getByRole('heading', { name: `${site.origin}/page` }).waitFor()
+  await page.getByRole('button', { name: 'Run now' }).click()
+  await page.getByRole('button', { name: 'Runs' }).click()
+  await page.locator('.card table tbody tr').first().waitFor()
+  await shot(page, 'content-monitors')
+
+  await nav.getByRole('link', { name: 'Recipes' }).click()
+  await page.getByRole('heading', { name: 'Recipes' }).waitFor()
+  await page.getByRole('link', { name: 'Code repository', exact: true }).click()
+  await page.getByRole('button', { name: 'Run recipe' }).waitFor()
+  t.same([await page.getByLabel('owner').inputValue(), await page.getByLabel('repo').inputValue()], ['octocat', 'Hello-World'], 'the form is built from the input schema, prefilled with the example')
+  await page.getByLabel('repo').fill('')
+  await page.getByRole('button', { name: 'Run recipe' }).click()
+  t.match(await page.getByRole('alert').textContent(), /invalid_recipe_input/, 'the API\'s input check answers')
+  await page.getByLabel('repo').fill('Hello-World')
+  await page.getByRole('button', { name: 'Run recipe' }).click()
+  await page.getByRole('heading', { name: 'Output' }).waitFor({ timeout: 30_000 })
+  t.match(await page.locator('.card .badge').textContent(), /^ok$/, 'the run\'s outcome')
+  t.match(await page.locator('.card pre.code').textContent(), /"full_name": "octocat\/Hello-World"/, 'the output')
+  await shot(page, 'recipe')
+
+  await nav.getByRole('link', { name: 'Retention' }).click()
+  await page.getByText('Jobs and their artifacts are purged').waitFor()
+  await page.getByLabel('Justification').fill('audit 7')
+  await page.getByLabel('Job id').fill(jobId)
+  await page.getByRole('button', { name: 'Place hold' }).click()
+  t.match(await page.getByRole('alert').textContent(), /legal_holds_not_in_plan/, 'a plan without legal holds says so')
+  await shot(page, 'retention')
+})
+
+t.test('a monitor: created on the page, run twice across a content change, its diff shown inline and side by side', async (t) => {
+  // Sign-up gives a free organization, whose plan has no monitors, and nothing changes a plan yet: for this part the
+  // tab holds a key of a Business organization, which the dashboard uses exactly like its own.
+  const business = await svc.createOrg('business')
+  const own = await page.evaluate(() => sessionStorage.getItem('scrapeworks.dashboard.key'))
+  t.teardown(() => page.evaluate((key) => { sessionStorage.setItem('scrapeworks.dashboard.key', key!) }, own))
+  await page.evaluate((key) => {
+    sessionStorage.setItem('scrapeworks.dashboard.key', JSON.stringify({ key_id: key.key_id, api_key: key.key, expires_at: '2999-01-01T00:00:00Z' }))
+  }, business)
+  await page.goto(`${base}/app/#/monitors`)
+  await page.getByText('No monitors yet').waitFor()
+  await page.getByLabel('Name').fill('Pricing page')
+  await page.getByLabel('Page URL').fill(`${site.origin}/pricing`)
+  await page.getByLabel('Schedule (cron)').fill('* * * * *')
+  await page.getByRole('button', { name: 'Create monitor' }).click()
+  t.match(await page.getByRole('alert').textContent(), /interval_below_plan_minimum/, 'the plan\'s minimum interval is the API\'s message')
+  // Yearly, so only "Run now" runs it during the test.
+  await page.getByLabel('Schedule (cron)').fill('0 0 1 1 *')
+  await page.getByLabel('Time zone').fill('UTC')
+  await page.getByRole('button', { name: 'Create monitor' }).click()
+  await page.getByRole('heading', { name: 'Pricing page' }).waitFor()
+  await page.getByText('No change recorded yet.').waitFor()
+
+  const delivered = page.locator('table tbody tr .badge-delivered')
+  await page.getByRole('button', { name: 'Run now' }).click()
+  await delivered.first().waitFor({ timeout: 30_000 })
+  await page.waitForFunction(() => document.querySelector('.facts')?.textContent?.includes('health ok'), undefined, { timeout: 15_000 })
+  t.equal(await page.locator('article.card').count(), 0, 'the first run is the baseline: no change')
+  await shot(page, 'monitor-baseline')
+
+  price = '119.99'
+  await page.getByRole('button', { name: 'Run now' }).click()
+  await page.locator('article.card').first().waitFor({ timeout: 30_000 })
+  t.equal(await delivered.count(), 2, 'two delivered runs')
+  t.equal(await page.locator('article.card').count(), 1, 'one change')
+  t.match(await page.locator('article.card .summary').textContent(), /129\.99.*119\.99/, 'the change\'s summary names both prices')
+  await page.locator('article.card summary', { hasText: 'Diff' }).click()
+  const inline = page.locator('pre.diff-inline')
+  await inline.waitFor()
+  t.match(await inline.locator('.del').first().textContent(), /-Price: \$129\.99 per month/, 'the removed line')
+  t.match(await inline.locator('.ins').first().textContent(), /\+Price: \$119\.99 per month/, 'the added line')
+  await shot(page, 'monitor-diff')
+  await page.getByRole('button', { name: 'Side by side' }).click()
+  const row = page.locator('table.diff-side tbody tr').first()
+  t.same([await row.locator('td.del').textContent(), await row.locator('td.ins').textContent()], ['Price: $129.99 per month', 'Price: $119.99 per month'], 'before and after on one row')
+  await shot(page, 'monitor-diff-side')
+  await page.setViewportSize({ width: 390, height: 844 })
+  await shot(page, 'monitor-diff-side')
+  await noHorizontalScroll(t, 'monitor')
+  await page.setViewportSize({ width: 1280, height: 900 })
+  await page.getByRole('link', { name: '← Monitors' }).click()
+  await page.getByRole('link', { name: 'Pricing page' }).waitFor()
+  await shot(page, 'monitors')
+})
+
 t.test('the main pages at 390 px', async (t) => {
   await page.setViewportSize({ width: 390, height: 844 })
-  for (const [hash, name, ready] of [['#/jobs', 'jobs', 'Jobs'], [`#/jobs/${jobId}`, 'job', 'Manifest'], ['#/submit', 'submit', 'Submit a job'], ['#/keys', 'keys', 'API keys'], ['#/usage', 'usage', 'Usage'], ['#/webhooks', 'webhooks', 'Webhooks'], ['#/audit', 'audit', 'Audit log']] as const) {
+  const pages = [
+    ['#/jobs', 'jobs', 'Jobs'], [`#/jobs/${jobId}`, 'job', 'Manifest'], ['#/submit', 'submit', 'Submit a job'], ['#/keys', 'keys', 'API keys'],
+    ['#/usage', 'usage', 'Usage'], ['#/webhooks', 'webhooks', 'Webhooks'], ['#/audit', 'audit', 'Audit log'], ['#/monitors', 'monitors', 'Monitors'],
+    ['#/content-monitors', 'content-monitors', 'Content monitors'], ['#/scrapes', 'scrapes', 'Scrapes'], ['#/recipes', 'recipes', 'Recipes'],
+    ['#/retention', 'retention', 'Retention'],
+  ] as const
+  for (const [hash, name, ready] of pages) {
     await page.goto(`${base}/app/${hash}`)
     await page.getByRole('heading', { name: ready, exact: true }).waitFor()
     await page.waitForLoadState('networkidle')
     await shot(page, name)
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-    t.ok(overflow <= 0, `${name}: no horizontal scrolling at 390 px (${overflow})`)
+    await noHorizontalScroll(t, name)
   }
   await page.setViewportSize({ width: 1280, height: 900 })
 })

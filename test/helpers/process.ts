@@ -8,9 +8,12 @@ export const spawnService = async (env: Record<string, string>, args: string[] =
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/main.ts', ...args], {
     // Processes without the API announce readiness in their info log.
     env: { ...process.env, LOG_LEVEL: servesApi ? 'warn' : 'info', HOST: '127.0.0.1', ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   })
+  // The API's request log (fastify's logger) goes to stdout, everything else to stderr.
+  let stdout = ''
   let stderr = ''
+  child.stdout?.on('data', (c: Buffer) => { stdout += c.toString() })
   child.stderr?.on('data', (c: Buffer) => { stderr += c.toString() })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   await waitFor(async () => {
@@ -22,7 +25,7 @@ export const spawnService = async (env: Record<string, string>, args: string[] =
     child.kill('SIGKILL')
     throw error
   })
-  return { child, port, base: `http://127.0.0.1:${port}`, exited, stderr: () => stderr }
+  return { child, port, base: `http://127.0.0.1:${port}`, exited, stdout: () => stdout, stderr: () => stderr }
 }
 
 /** Runs the CLI the way the README does and answers its parsed JSON output. */

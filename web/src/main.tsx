@@ -1,6 +1,6 @@
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { call, sessionKey, setSessionKey, v1, type User } from './api'
+import { call, dropSessionKey, ensureSessionKey, setSessionKey, type User } from './api'
 import { SignIn, SignUp, Verify } from './pages/auth'
 import { JobDetail } from './pages/job'
 import { Jobs } from './pages/jobs'
@@ -9,6 +9,12 @@ import { Submit } from './pages/submit'
 import { Usage } from './pages/usage'
 import { Audit } from './pages/audit'
 import { Webhooks } from './pages/webhooks'
+import { Monitors } from './pages/monitors'
+import { MonitorDetail } from './pages/monitor'
+import { ContentMonitors } from './pages/content-monitors'
+import { Scrapes } from './pages/scrapes'
+import { RecipeDetail, Recipes } from './pages/recipes'
+import { Retention } from './pages/retention'
 import { asApiError, ErrorBox, Loading } from './ui'
 
 const useHash = () => {
@@ -21,17 +27,10 @@ const useHash = () => {
   return hash
 }
 
-const NAV = [['#/jobs', 'Jobs'], ['#/submit', 'Submit'], ['#/keys', 'API keys'], ['#/usage', 'Usage'], ['#/webhooks', 'Webhooks'], ['#/audit', 'Audit log']] as const
-
-/**
- * The v1 API needs a key: at sign-in the dashboard creates one for the user's organization through the account API
- * (POST /api-keys, the user's own session) and keeps it for this tab; sign-out revokes it.
- */
-const ensureSessionKey = async () => {
-  if (sessionKey()) return
-  const created = await call<{ key_id: string; api_key: string }>('POST', '/api-keys', { body: { name: `dashboard ${new Date().toISOString().slice(0, 16)}` } })
-  setSessionKey({ key_id: created.key_id, api_key: created.api_key })
-}
+const NAV = [
+  ['#/jobs', 'Jobs'], ['#/submit', 'Submit'], ['#/monitors', 'Monitors'], ['#/content-monitors', 'Content monitors'], ['#/scrapes', 'Scrapes'],
+  ['#/recipes', 'Recipes'], ['#/keys', 'API keys'], ['#/usage', 'Usage'], ['#/webhooks', 'Webhooks'], ['#/retention', 'Retention'], ['#/audit', 'Audit log'],
+] as const
 
 const App = () => {
   const hash = useHash()
@@ -49,9 +48,7 @@ const App = () => {
   }
   useEffect(() => { void loadUser() }, [])
   const signOut = async () => {
-    const key = sessionKey()
-    if (key) await v1('DELETE', `/v1/keys/${key.key_id}`).catch(() => {})
-    setSessionKey(null)
+    await dropSessionKey()
     await call('POST', '/logout').catch(() => {})
     setUser(null)
     location.hash = '#/signin'
@@ -66,6 +63,13 @@ const App = () => {
   else if (!user.isVerified) page = <section><h1>Verify your e-mail</h1><p>Open the link we sent to <b>{user.email}</b> to use the dashboard.</p></section>
   else if (path.startsWith('/jobs/')) page = <JobDetail jobId={decodeURIComponent(path.slice('/jobs/'.length))} />
   else if (path === '/submit') page = <Submit />
+  else if (path.startsWith('/monitors/')) page = <MonitorDetail monitorId={decodeURIComponent(path.slice('/monitors/'.length))} />
+  else if (path === '/monitors') page = <Monitors />
+  else if (path === '/content-monitors') page = <ContentMonitors />
+  else if (path === '/scrapes') page = <Scrapes />
+  else if (path.startsWith('/recipes/')) page = <RecipeDetail slug={decodeURIComponent(path.slice('/recipes/'.length))} />
+  else if (path === '/recipes') page = <Recipes />
+  else if (path === '/retention') page = <Retention />
   else if (path === '/keys') page = <Keys />
   else if (path === '/usage') page = <Usage />
   else if (path === '/webhooks') page = <Webhooks />
@@ -80,7 +84,7 @@ const App = () => {
         <a class="brand" href="#/jobs">Scrapeworks</a>
         {user && user.isVerified && (
           <nav aria-label="Main">
-            {NAV.map(([href, label]) => <a key={href} href={href} aria-current={current === href || (href === '#/jobs' && current.startsWith('#/jobs/')) ? 'page' : undefined}>{label}</a>)}
+            {NAV.map(([href, label]) => <a key={href} href={href} aria-current={current === href || current.startsWith(`${href}/`) ? 'page' : undefined}>{label}</a>)}
           </nav>
         )}
         {user && <div class="who"><span>{user.email}</span><button type="button" onClick={() => void signOut()}>Sign out</button></div>}

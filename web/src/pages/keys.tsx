@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { SCOPES } from '../../../domain/scopes'
-import { ApiError, sessionKey, v1, type Key } from '../api'
+import { ApiError, call, sessionKey, v1, type Key } from '../api'
 import { asApiError, Empty, ErrorBox, Field, Loading, useLoad, when } from '../ui'
 
 
@@ -16,7 +16,8 @@ export const Keys = () => {
     e.preventDefault()
     setBusy(true); setError(null); setCreated(null)
     try {
-      const key = await v1<Key & { api_key: string }>('POST', '/v1/keys', { name, scopes })
+      // Through the account API (the session), so the new key is not bounded by this tab's own one-hour key.
+      const key = await call<Key & { api_key: string }>('POST', '/api-keys', { body: { name, scopes } })
       setCreated({ name: key.name, secret: key.api_key })
       setName('')
       keys.reload()
@@ -73,7 +74,7 @@ export const Keys = () => {
                   <td><code>{key.key_prefix}</code></td>
                   <td>{key.scopes.join(', ')}</td>
                   <td>{when(key.created_at)}</td>
-                  <td>{key.revoked_at ? `revoked ${when(key.revoked_at)}` : 'active'}</td>
+                  <td>{key.revoked_at ? `revoked ${when(key.revoked_at)}` : key.expires_at ? `${Date.parse(key.expires_at) > Date.now() ? 'active until' : 'expired'} ${when(key.expires_at)}` : 'active'}</td>
                   <td>{!key.revoked_at && key.key_id !== mine && <button type="button" onClick={() => void revoke(key)} aria-label={`Revoke ${key.name}`}>Revoke</button>}</td>
                 </tr>
               ))}
