@@ -5,7 +5,7 @@ import { fold } from '../domain/decider.js'
 import { decodeEvent } from '../domain/events.js'
 import { NotFound, ValidationFailed } from '../domain/errors.js'
 import { contentMonitorDecider, type ContentMonitorCommand, type ContentMonitorState, type RunResult } from '../domain/content-monitor/decider.js'
-import type { ContentMonitorEvent } from '../domain/content-monitor/events.js'
+import type { ContentMonitorCreation, ContentMonitorEvent } from '../domain/content-monitor/events.js'
 import { contentMonitorQuotaDecider } from '../domain/content-monitor/quota.js'
 import type { ContentMonitorChanges, ContentMonitorFields } from '../domain/content-monitor/request.js'
 import { runJobRequest } from '../domain/content-monitor/run-job.js'
@@ -49,21 +49,37 @@ const nextRunAt = (monitor: { readonly created_at: string; readonly frequency_mi
 
 /**
  * Creates an active monitor: first a place among the user's 50 active ones (claimed on the user's quota stream with
- * the expected revision, so concurrent creates cannot overshoot), then the monitor.
+ * the expected revision, so concurrent creates cannot overshoot; the claim records the whole creation), then the
+ * monitor, from that claim. Should this process stop in between, the runner completes the create from the claim.
  */
 export const createContentMonitor = (input: { readonly user_id: string; readonly org_id: string; readonly fields: ContentMonitorFields; readonly metadata: EventMetadata }) =>
   Effect.gen(function* () {
     const now = (yield* Clock).now()
     const monitorId = randomUUID()
+    const { fields } = input
+    const creation: ContentMonitorCreation = {
+      org_id: input.org_id, ...(fields.name !== undefined ? { name: fields.name } : {}), url: fields.url, backend: fields.backend,
+      frequency_minutes: fields.frequencyMinutes, rule: fields.rule,
+      next_run_at: nextRunAt({ created_at: now.toISOString(), frequency_minutes: fields.frequencyMinutes }, now), created_at: now.toISOString(),
+    }
     // One claim of the user's at a time in this process (the expected revision guards across processes), so a
     // burst of creates queues instead of exhausting its conflict retries.
-    yield* (yield* Usage).serialized(`content-monitor-quota:${input.user_id}`, quota('ClaimPlace', input.user_id, input.org_id, monitorId, now, input.metadata))
-    const handled = yield* runMonitorCommand({
-      _tag: 'CreateContentMonitor', monitor_id: monitorId, user_id: input.user_id, org_id: input.org_id, fields: input.fields,
-      next_run_at: nextRunAt({ created_at: now.toISOString(), frequency_minutes: input.fields.frequencyMinutes }, now), now: now.toISOString(),
-    }, input.org_id, input.metadata)
+    yield* (yield* Usage).serialized(`content-monitor-quota:${input.user_id}`, handle(contentMonitorQuotaDecider, STREAMS['content-monitor-quota'].stream(input.user_id),
+      { _tag: 'ClaimPlace', user_id: input.user_id, monitor_id: monitorId, now: now.toISOString(), creation }, { org_id: input.org_id, metadata: input.metadata }))
+    const handled = yield* createClaimedContentMonitor(input.user_id, monitorId, creation, input.metadata)
     return { monitor_id: monitorId, position: handled.position }
   })
+
+/** Creates the monitor a claim was made for (idempotent: a monitor already created stays as it is). */
+export const createClaimedContentMonitor = (userId: string, monitorId: string, creation: ContentMonitorCreation, metadata: EventMetadata) =>
+  runMonitorCommand({
+    _tag: 'CreateContentMonitor', monitor_id: monitorId, user_id: userId, org_id: creation.org_id,
+    fields: {
+      ...(creation.name !== undefined ? { name: creation.name } : {}), url: creation.url, backend: creation.backend,
+      frequencyMinutes: creation.frequency_minutes, rule: creation.rule,
+    },
+    next_run_at: creation.next_run_at, now: creation.created_at,
+  }, creation.org_id, metadata)
 
 /** PATCH: becoming active claims a place (422 monitor_limit_reached when none is left); leaving active frees it. */
 export const updateContentMonitor = (userId: string, monitorId: string, changes: ContentMonitorChanges, metadata: EventMetadata) =>
@@ -103,7 +119,8 @@ export const requestContentMonitorRun = (input: RequestRun) =>
     // A scheduled instant's run has the id the scheduler gives it, so asking for it ahead changes nothing.
     const runId = input.force ? deterministicId(`content-monitor-run:${input.monitor_id}:${scheduledAt}`) : scheduledRunId(input.monitor_id, new Date(scheduledAt))
     const requested = yield* runMonitorCommand({
-      _tag: 'RequestRun', monitor_id: input.monitor_id, run_id: runId, scheduled_at: scheduledAt, forced: input.force, now: now.toISOString(),
+      _tag: 'RequestRun', monitor_id: input.monitor_id, run_id: runId, scheduled_at: scheduledAt, forced: input.force,
+      next_run_at: monitor.status === 'active' ? nextRunAt(monitor, now) : null, now: now.toISOString(),
     }, monitor.org_id, input.metadata)
     if (!input.force || requested.events.length === 0) return { run_id: runId, position: requested.position }
     return { run_id: runId, position: yield* startRun(monitor, runId, input.plan, input.allowlist, input.metadata) }
@@ -129,7 +146,8 @@ export const fireScheduledContentMonitorRun = <R>(monitorId: string, now: Date, 
     const runId = scheduledRunId(monitorId, due.scheduled_for)
     const metadata: EventMetadata = { correlation_id: runId, causation_id: null, actor: 'scheduler' }
     const requested = yield* runMonitorCommand({
-      _tag: 'RequestRun', monitor_id: monitorId, run_id: runId, scheduled_at: due.scheduled_for.toISOString(), forced: false, now: now.toISOString(),
+      _tag: 'RequestRun', monitor_id: monitorId, run_id: runId, scheduled_at: due.scheduled_for.toISOString(), forced: false,
+      next_run_at: nextRunAt(monitor, now), now: now.toISOString(),
     }, monitor.org_id, metadata)
     // Still pending when it was asked for ahead (POST .../runs without force) or a crash came between request and start.
     const current = yield* loadContentMonitor(monitorId)

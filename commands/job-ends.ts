@@ -1,9 +1,10 @@
-import { Effect } from 'effect'
+import { Effect, Option } from 'effect'
 import { decodeEvent } from '../domain/events.js'
 import type { JobEvent, JobFailed, JobSucceeded } from '../domain/job/events.js'
 import { STREAMS } from '../domain/streams.js'
 import { Clock } from '../ports/clock.js'
 import { EventStore } from '../ports/event-store.js'
+import { StreamAppends, type StreamAppendsService } from '../ports/stream-appends.js'
 
 /** How a job ended: its last event, with its log position. */
 export type JobEnd =
@@ -23,25 +24,53 @@ export const jobEnd = (jobId: string) =>
     return null
   })
 
-const FIRST_LOOK_MS = 5
+/** Without a signal from this process (the job ends in another one), the stream is read again after at most this long. */
 const LONGEST_GAP_MS = 250
+const FIRST_GAP_MS = 5
+
+/**
+ * Completes after the next append to `stream` this process signals since `listen` was called, or after `gapMs`.
+ * Listening starts before the caller reads the stream, so an append between that read and the wait still wakes it.
+ */
+const appendOrGap = (appends: Option.Option<StreamAppendsService>, stream: string) => {
+  let appended = 0
+  let wake: (() => void) | null = null
+  const stop = Option.match(appends, {
+    onNone: () => () => {},
+    onSome: (service) => service.listen(stream, () => { appended++; wake?.() }),
+  })
+  const next = (seen: number, gapMs: number) => Effect.async<void>((resume) => {
+    if (appended > seen) return resume(Effect.void)
+    const timer = setTimeout(() => resume(Effect.void), gapMs)
+    wake = () => { clearTimeout(timer); resume(Effect.void) }
+    return Effect.sync(() => { clearTimeout(timer); wake = null })
+  })
+  return { count: () => appended, next, stop }
+}
 
 /**
  * Waits until the job ends or the Clock reaches `deadline` (then null). It reads only the job's own stream (one
- * indexed read of a few events), first after 5 ms, then at doubling gaps up to 250 ms, so a fast job is answered
- * within milliseconds and a slow one costs a handful of reads a second; the deadline is the Clock's, so tests can
- * move it. Meant for every "answer when the job is done" request: POST /scrapes, the v1 result long-poll.
+ * indexed read of a few events), again each time this process appends to that stream (StreamAppends: the fetcher
+ * of the embedded profile records the end in the same process, so the wait ends within a millisecond), and at
+ * doubling gaps up to 250 ms besides, for jobs that end in another process. The deadline is the Clock's, so tests
+ * can move it. Meant for every "answer when the job is done" request: POST /scrapes, the v1 result long-poll.
  */
 export const awaitJobEnd = (jobId: string, deadline: Date) =>
   Effect.gen(function* () {
     const clock = yield* Clock
-    const watch = Effect.gen(function* () {
-      for (let gap = FIRST_LOOK_MS; ; gap = Math.min(LONGEST_GAP_MS, gap * 2)) {
-        const end = yield* jobEnd(jobId)
-        if (end !== null) return end
-        yield* Effect.sleep(gap)
-      }
-    })
+    const appends = yield* Effect.serviceOption(StreamAppends)
+    const watch = Effect.acquireUseRelease(
+      Effect.sync(() => appendOrGap(appends, STREAMS.job.stream(jobId))),
+      (signal) => Effect.gen(function* () {
+        for (let gap = FIRST_GAP_MS; ; gap = Math.min(LONGEST_GAP_MS, gap * 2)) {
+          const seen = signal.count()
+          const end = yield* jobEnd(jobId)
+          if (end !== null) return end
+          yield* signal.next(seen, gap)
+        }
+      }),
+      (signal) => Effect.sync(signal.stop),
+    )
     // The deadline wins a tie: the waiting request may not answer later than promised.
     const expired = clock.sleepUntil(deadline).pipe(Effect.as(null))
     const ended = yield* jobEnd(jobId)

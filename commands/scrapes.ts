@@ -7,6 +7,8 @@ import { scrapeDecider, type ScrapeCommand } from '../domain/scrape/decider.js'
 import type { ScrapeOptions } from '../domain/scrape/request.js'
 import { STREAMS } from '../domain/streams.js'
 import type { JobFailed, JobSucceeded } from '../domain/job/events.js'
+import type { ScrapeRequested } from '../domain/scrape/events.js'
+import { scrapeOfJob, scrapeRequesterTag } from '../domain/scrape/job-origin.js'
 import { Clock } from '../ports/clock.js'
 import { type EventMetadata } from '../ports/event-store.js'
 import { submitAdmittedJob } from './admit-job.js'
@@ -28,24 +30,27 @@ const runScrapeCommand = (command: ScrapeCommand, orgId: string, metadata: Event
 
 /**
  * A scrape is a job of the user's organization, admitted like any v1 job (plan concurrency and credits, no key
- * limits), whose id is also the scrape's. The job is admitted first, so a rejected scrape records nothing.
+ * limits), whose id is also the scrape's. The job is admitted first, so a rejected scrape records nothing; its
+ * JobRequested names the user (a tag), and the ScrapeRequested is derived from it, here and, should this process stop
+ * before recording it, by the scrape recorder: both record the same event once.
  */
 export const requestScrape = (input: RequestScrape) =>
   Effect.gen(function* () {
     const scrapeId = randomUUID()
     const now = (yield* Clock).now()
-    yield* submitAdmittedJob({
+    const admitted = yield* submitAdmittedJob({
       job_id: scrapeId, org_id: input.org_id, plan: input.plan, key: null, enforcement: 'block',
-      spec: input.spec, allowlist: input.allowlist, now, metadata: input.metadata,
+      spec: { ...input.spec, tags: [...input.spec.tags, scrapeRequesterTag(input.user_id)] }, allowlist: input.allowlist, now, metadata: input.metadata,
     })
-    const { options } = input
-    const handled = yield* runScrapeCommand({
-      _tag: 'RequestScrape', scrape_id: scrapeId, job_id: scrapeId, user_id: input.user_id, org_id: input.org_id,
-      url: options.url, backend: options.backend, save_html: options.saveHtml, take_screenshot: options.takeScreenshot,
-      requested_at: now.toISOString(),
-    }, input.org_id, input.metadata)
+    const scrape = admitted._tag === 'Created' ? scrapeOfJob(admitted.requested) : null
+    if (scrape === null) return yield* Effect.die(new Error(`scrape ${scrapeId}: its job was not admitted as a new scrape`))
+    const handled = yield* recordScrapeRequested(scrape, input.metadata)
     return { scrape_id: scrapeId, job_id: scrapeId, position: handled.position }
   })
+
+/** Records the scrape a scrape's job implies (idempotent: a scrape already recorded stays as it is). */
+export const recordScrapeRequested = (scrape: Omit<ScrapeRequested, '_tag'>, metadata: EventMetadata) =>
+  runScrapeCommand({ _tag: 'RequestScrape', ...scrape }, scrape.org_id, metadata)
 
 /** Records a scrape's result from its job's last event (idempotent: the first record stays). */
 export const completeScrape = (scrapeId: string, orgId: string, end: JobSucceeded | JobFailed, metadata: EventMetadata) => {

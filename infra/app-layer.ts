@@ -20,6 +20,7 @@ import { MongoDocumentStoreLive } from './mongo/document-store.js'
 import { SealingEventStore } from './sealing-event-store.js'
 import { SqliteDocumentStoreLive } from './sqlite/document-store.js'
 import { SqliteEventStoreLive } from './sqlite/layer.js'
+import { SignallingEventStore } from './stream-appends.js'
 import { UsageFromCounters } from './usage/layer.js'
 
 type LogFn = (message: string, detail?: unknown) => void
@@ -76,6 +77,8 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
     .pipe(Layer.provideMerge(eventStore), Layer.provideMerge(documents))
   // Every append of the process goes through the sealing store; the store's own log reads the raw one.
   const sealed = SealingEventStore(new SecretBox(config.signingSecret)).pipe(Layer.provideMerge(ports))
+  // Each append then signals its stream, so requests waiting on a stream (POST /scrapes) wake at once.
+  const signalling = SignallingEventStore.pipe(Layer.provideMerge(sealed))
   // The metrics registry; its decorated logs (reporting each subscriber's checkpoint) replace the plain ones.
-  return MetricsLive.pipe(Layer.provideMerge(sealed))
+  return MetricsLive.pipe(Layer.provideMerge(signalling))
 }

@@ -1,5 +1,5 @@
 import { Effect } from 'effect'
-import { finishRun, loadContentMonitor, releaseContentMonitorPlace } from '../commands/content-monitors.js'
+import { createClaimedContentMonitor, finishRun, loadContentMonitor, releaseContentMonitorPlace } from '../commands/content-monitors.js'
 import { jobEnd } from '../commands/job-ends.js'
 import { loadJob } from '../commands/jobs.js'
 import { loadUser } from '../commands/users.js'
@@ -14,13 +14,21 @@ import { Mailer } from '../ports/mail.js'
 import { defineProcessor } from './processor.js'
 import type { Run } from './runner.js'
 
+/**
+ * Job failures that are the target's own answer (an error status, a block page): the run observes that answer (its
+ * status code is what `status_code_change` compares). Any other failure with a status (the body too large, a crash
+ * after the answer) is a failed run that records the status it saw.
+ */
+const TARGET_VERDICTS = new Set(['upstream_error', 'stealth_blocked'])
+
 const metadataOf = (envelope: EventEnvelope) => ({ correlation_id: envelope.metadata.correlation_id, causation_id: envelope.event_id, actor: 'content-monitor-runner' })
 
 /**
  * Finishes content-monitor runs from their jobs (a run's job has the run's id and the monitor's tag): a job with an
- * HTTP answer gives a snapshot the rule is applied to (an error status still is an answer); one without gives a failed
- * run. A job can end before its run is recorded as started, so both events lead here. When a monitor is
- * auto-disabled, frees its place and e-mails the owner once (message id from the event).
+ * HTTP answer gives a snapshot the rule is applied to (an error status still is an answer); one without, or whose job
+ * failed on our side after the answer, gives a failed run. A job can end before its run is recorded as started, so
+ * both events lead here. When a monitor is auto-disabled, frees its place and e-mails the owner once (message id from
+ * the event). Completes a create whose request stopped after claiming its place (the claim records the creation).
  */
 export const makeContentMonitorRunner = (options: { readonly log: (message: string, detail?: unknown) => void }, run: Run<EventStore | BlobStore | Mailer | Clock>) => {
   const finish = (monitorId: string, runId: string, envelope: EventEnvelope) => run(Effect.gen(function* () {
@@ -33,9 +41,9 @@ export const makeContentMonitorRunner = (options: { readonly log: (message: stri
     const artifacts = end.event.artifacts ?? []
     const body = artifacts.find((a) => a.artifact_type === 'html') ?? artifacts.find((a) => a.artifact_type === 'response_body')
     let result: RunResult
-    if (statusCode === null) {
+    if (statusCode === null || (!end.succeeded && !TARGET_VERDICTS.has(end.event.failure_reason))) {
       const failure = end.succeeded ? { code: 'no_answer', message: 'the job recorded no HTTP status' } : { code: end.event.failure_reason, message: end.event.message }
-      result = { _tag: 'Failed', error_code: failure.code, error_message: failure.message, status_code: null }
+      result = { _tag: 'Failed', error_code: failure.code, error_message: failure.message, status_code: statusCode }
     } else {
       const blob = body ? yield* Effect.flatMap(BlobStore, (blobs) => blobs.get(body.blob_key)).pipe(Effect.catchTag('BlobNotFound', () => Effect.succeed(null))) : null
       const text = blob ? new TextDecoder().decode(blob.bytes) : ''
@@ -68,7 +76,7 @@ export const makeContentMonitorRunner = (options: { readonly log: (message: stri
 
   return defineProcessor({
     name: 'processor.content-monitor-runner',
-    categories: ['job', 'content-monitor'],
+    categories: ['job', 'content-monitor', 'content-monitor-quota'],
     log: options.log,
     handle: async (event, envelope) => {
       switch (event._tag) {
@@ -83,6 +91,10 @@ export const makeContentMonitorRunner = (options: { readonly log: (message: stri
           return finish(event.monitor_id, event.run_id, envelope)
         case 'ContentMonitorAutoDisabled':
           return disabled(event.monitor_id, event.consecutive_failures, envelope)
+        case 'ContentMonitorPlaceClaimed':
+          // A create's claim: the monitor is created from it if the request stopped before doing so.
+          if (event.creation) await run(createClaimedContentMonitor(event.user_id, event.monitor_id, event.creation, metadataOf(envelope)))
+          return
       }
     },
   })

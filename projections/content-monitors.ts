@@ -99,7 +99,7 @@ export const contentMonitorsProjection = defineProjection({
           const before = (yield* getDoc(CONTENT_MONITORS, event.monitor_id))?.last_snapshot ?? null
           yield* run(event.run_id, (doc) => ({
             ...doc, status: event.outcome, change_detected: event.outcome === 'triggered', change_summary: event.change_summary,
-            status_code: event.snapshot?.statusCode ?? null, error_code: event.error_code, error_message: event.error_message,
+            status_code: event.snapshot?.statusCode ?? event.status_code, error_code: event.error_code, error_message: event.error_message,
             completed_at: event.completed_at, snapshot_before: before, snapshot_after: event.snapshot,
           }))
           yield* monitor(event.monitor_id, (doc) => ({
@@ -108,7 +108,8 @@ export const contentMonitorsProjection = defineProjection({
             ...(event.outcome === 'triggered' ? { last_change_at: event.completed_at, last_change_summary: event.change_summary } : {}),
             ...(event.outcome === 'failed' ? { consecutive_failures: doc.consecutive_failures + 1 } : {}),
             ...(event.outcome === 'succeeded' || event.outcome === 'triggered' ? { consecutive_failures: 0 } : {}),
-            ...(event.error_code !== null ? { last_error_code: event.error_code, last_error_message: event.error_message } : {}),
+            // A skip's reason is on the run only: the monitor's last error is its last failed run's.
+            ...(event.outcome === 'failed' ? { last_error_code: event.error_code, last_error_message: event.error_message } : {}),
           }))
         })
       case 'ContentMonitorAutoDisabled':

@@ -46,12 +46,30 @@ export type RunResult =
 export type ContentMonitorCommand =
   | { readonly _tag: 'CreateContentMonitor'; readonly monitor_id: string; readonly user_id: string; readonly org_id: string; readonly fields: ContentMonitorFields; readonly next_run_at: string; readonly now: string }
   | { readonly _tag: 'UpdateContentMonitor'; readonly monitor_id: string; readonly changes: ContentMonitorChanges; readonly next_run_at: string | null; readonly now: string }
-  | { readonly _tag: 'RequestRun'; readonly monitor_id: string; readonly run_id: string; readonly scheduled_at: string; readonly forced: boolean; readonly now: string }
+  /** `next_run_at`: the monitor's next run after this request (what a run this request supersedes records). */
+  | { readonly _tag: 'RequestRun'; readonly monitor_id: string; readonly run_id: string; readonly scheduled_at: string; readonly forced: boolean; readonly next_run_at: string | null; readonly now: string }
   | { readonly _tag: 'StartRun'; readonly monitor_id: string; readonly run_id: string; readonly now: string }
   | { readonly _tag: 'FinishRun'; readonly monitor_id: string; readonly run_id: string; readonly result: RunResult; readonly next_run_at: string | null; readonly now: string }
 
 const withRun = (runs: ReadonlyMap<string, RunPhase>, runId: string, phase: RunPhase) => new Map(runs).set(runId, phase)
 const later = (a: string, b: string | undefined) => (b !== undefined && Date.parse(b) > Date.parse(a) ? b : a)
+
+/** Why a scheduled run that never started was closed. */
+export const MISSED_RUN_CODE = 'missed'
+
+/**
+ * Scheduled runs still pending for an instant before the one now asked for: asked for ahead (or requested by a
+ * scheduler that stopped before starting them) and their instant passed while no scheduler could start them. The
+ * later instant's run takes their place, so they end `skipped` (`missed`) in the same append: no run stays pending.
+ */
+const supersededRuns = (state: Extract<ContentMonitorState, { exists: true }>, command: Extract<ContentMonitorCommand, { _tag: 'RequestRun' }>) =>
+  [...state.scheduled_instants]
+    .filter(([runId, instant]) => runId !== command.run_id && state.runs.get(runId) === 'pending' && Date.parse(instant) < Date.parse(command.scheduled_at))
+    .map(([runId, instant]) => new ContentMonitorRunFinished({
+      monitor_id: command.monitor_id, run_id: runId, outcome: 'skipped', change_summary: null, snapshot: null, needle_present: null,
+      error_code: MISSED_RUN_CODE, error_message: `its instant (${instant}) passed before a scheduler could start it; the run of ${command.scheduled_at} took its place`,
+      status_code: null, next_run_at: command.next_run_at, completed_at: command.now,
+    }))
 
 export const contentMonitorDecider: Decider<ContentMonitorCommand, ContentMonitorEvent, ContentMonitorState, NotFound | StateConflict> = {
   initialState: { exists: false },
@@ -102,7 +120,8 @@ export const contentMonitorDecider: Decider<ContentMonitorCommand, ContentMonito
   },
   decide: (command, state) => {
     if (command._tag === 'CreateContentMonitor') {
-      if (state.exists) return Either.left(new StateConflict({ code: 'monitor_exists', message: `content monitor ${command.monitor_id} exists` }))
+      // Created by the request and again from its quota claim (the runner's repair): the first one stays.
+      if (state.exists) return Either.right([])
       const { fields } = command
       return Either.right([new ContentMonitorCreated({
         monitor_id: command.monitor_id, user_id: command.user_id, org_id: command.org_id, name: fields.name ?? fields.url, url: fields.url,
@@ -122,15 +141,17 @@ export const contentMonitorDecider: Decider<ContentMonitorCommand, ContentMonito
           next_run_at: command.next_run_at, updated_at: command.now,
         })])
       }
-      case 'RequestRun':
+      case 'RequestRun': {
+        const superseded = command.forced ? [] : supersededRuns(state, command)
         // The run of an instant is asked for once, however many times the request is repeated.
-        if (state.runs.has(command.run_id)) return Either.right([])
+        if (state.runs.has(command.run_id)) return Either.right(superseded)
         if (!command.forced && state.status !== 'active') {
           return Either.left(new StateConflict({ code: 'monitor_not_active', message: `the monitor is ${state.status}; force a run or activate it` }))
         }
-        return Either.right([new ContentMonitorRunRequested({
+        return Either.right([...superseded, new ContentMonitorRunRequested({
           monitor_id: command.monitor_id, run_id: command.run_id, scheduled_at: command.scheduled_at, forced: command.forced, requested_at: command.now,
         })])
+      }
       case 'StartRun':
         if (state.runs.get(command.run_id) !== 'pending') return Either.right([])
         return Either.right([new ContentMonitorRunStarted({ monitor_id: command.monitor_id, run_id: command.run_id, started_at: command.now })])
@@ -142,13 +163,14 @@ export const contentMonitorDecider: Decider<ContentMonitorCommand, ContentMonito
         const { result } = command
         if (result._tag === 'Skipped') {
           return Either.right([new ContentMonitorRunFinished({
-            ...base, outcome: 'skipped', change_summary: null, snapshot: null, needle_present: null, error_code: result.reason, error_message: null,
+            ...base, outcome: 'skipped', change_summary: null, snapshot: null, needle_present: null, error_code: result.reason, error_message: null, status_code: null,
           })])
         }
         if (result._tag === 'Failed') {
           const failures = state.consecutive_failures + 1
           const finished = new ContentMonitorRunFinished({
             ...base, outcome: 'failed', change_summary: null, snapshot: null, needle_present: null, error_code: result.error_code, error_message: result.error_message,
+            status_code: result.status_code,
           })
           return Either.right(failures >= AUTO_DISABLE_AFTER_FAILURES && state.status === 'active'
             ? [finished, new ContentMonitorAutoDisabled({ monitor_id: command.monitor_id, consecutive_failures: failures, disabled_at: command.now })]
@@ -157,7 +179,7 @@ export const contentMonitorDecider: Decider<ContentMonitorCommand, ContentMonito
         const verdict = evaluateRule(state.rule, state.memory, result.snapshot, result.needle_present)
         return Either.right([new ContentMonitorRunFinished({
           ...base, outcome: verdict.triggered ? 'triggered' : 'succeeded', change_summary: verdict.triggered ? verdict.summary : null,
-          snapshot: result.snapshot, needle_present: result.needle_present, error_code: null, error_message: null,
+          snapshot: result.snapshot, needle_present: result.needle_present, error_code: null, error_message: null, status_code: result.snapshot.statusCode,
         })])
       }
     }

@@ -78,6 +78,11 @@ export class ContentMonitorRunFinished extends Schema.TaggedClass<ContentMonitor
   needle_present: Schema.NullOr(Schema.Boolean),
   error_code: Schema.NullOr(Schema.String),
   error_message: Schema.NullOr(Schema.String),
+  /**
+   * A failed run's HTTP status, when the target answered before the job failed (a body too large, say); null
+   * otherwise. Added later: events recorded before it lack the field and read as null.
+   */
+  status_code: Schema.optionalWith(Schema.NullOr(Schema.Number), { default: () => null }),
   next_run_at: Schema.NullOr(Schema.String),
   completed_at: Schema.String,
 }) {}
@@ -94,11 +99,30 @@ export const ContentMonitorEvent = Schema.Union(
 )
 export type ContentMonitorEvent = typeof ContentMonitorEvent.Type
 
+/** What a create asks for, recorded with its claim: the create can then be completed from the claim alone. */
+export const ContentMonitorCreation = Schema.Struct({
+  org_id: Schema.String,
+  name: Schema.optional(Schema.String),
+  url: Schema.String,
+  backend: Schema.Literal(...SCRAPE_BACKENDS),
+  frequency_minutes: Schema.Number,
+  rule: Rule,
+  next_run_at: Schema.String,
+  created_at: Schema.String,
+})
+export type ContentMonitorCreation = typeof ContentMonitorCreation.Type
+
 /** `content-monitor-quota-<user>`: the user's active monitors, claimed with the expected revision (50 at most). */
 export class ContentMonitorPlaceClaimed extends Schema.TaggedClass<ContentMonitorPlaceClaimed>()('ContentMonitorPlaceClaimed', {
   user_id: Schema.String,
   monitor_id: Schema.String,
   at: Schema.String,
+  /**
+   * The monitor a create claims the place for (absent when a PATCH reactivates one, and on claims recorded before
+   * the field existed): a create whose process stopped after its claim is completed from it, so no place is held by
+   * a monitor that does not exist.
+   */
+  creation: Schema.optional(ContentMonitorCreation),
 }) {}
 
 export class ContentMonitorPlaceReleased extends Schema.TaggedClass<ContentMonitorPlaceReleased>()('ContentMonitorPlaceReleased', {

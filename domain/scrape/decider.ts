@@ -29,7 +29,8 @@ export const scrapeDecider: Decider<ScrapeCommand, ScrapeEvent, ScrapeState, Not
   },
   decide: (command, state) => {
     if (command._tag === 'RequestScrape') {
-      if (state.status !== 'none') return Either.left(new StateConflict({ code: 'scrape_exists', message: `scrape ${command.scrape_id} already exists` }))
+      // Recorded by the request and again from its job's admission (the recorder's repair): the first one stays.
+      if (state.status !== 'none') return Either.right([])
       const { _tag, ...fields } = command
       return Either.right([new ScrapeRequested(fields)])
     }

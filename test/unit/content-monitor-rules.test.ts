@@ -24,7 +24,7 @@ const runSequence = (rule: Rule, pages: readonly ({ body: string; status?: numbe
   })
   return pages.map((page, i) => {
     const run_id = `r${i}`
-    apply({ _tag: 'RequestRun', monitor_id: MONITOR, run_id, scheduled_at: at(i + 1), forced: true, now: at(i + 1) })
+    apply({ _tag: 'RequestRun', monitor_id: MONITOR, run_id, scheduled_at: at(i + 1), forced: true, next_run_at: null, now: at(i + 1) })
     apply({ _tag: 'StartRun', monitor_id: MONITOR, run_id, now: at(i + 1) })
     let result: RunResult
     if (page === 'fail') result = { _tag: 'Failed', error_code: 'network_error', error_message: 'refused', status_code: null }
@@ -88,4 +88,33 @@ t.test('snapshots come from the detection normalization: hidden parts and whites
   t.equal(a.snapshot.hash, b.snapshot.hash)
   t.match(a.snapshot.hash, /^n\d+:[0-9a-f]{64}$/)
   t.equal(a.snapshot.preview, 'Price 10')
+})
+
+t.test('a scheduled run left pending when a later instant is requested ends skipped (missed) in the same append', async (t) => {
+  const events: ContentMonitorEvent[] = []
+  const apply = (command: ContentMonitorCommand) => {
+    const decided = contentMonitorDecider.decide(command, fold(contentMonitorDecider, events))
+    if (Either.isLeft(decided)) throw decided.left
+    events.push(...decided.right)
+    return decided.right
+  }
+  apply({
+    _tag: 'CreateContentMonitor', monitor_id: MONITOR, user_id: 'u', org_id: 'o', next_run_at: at(5), now: at(0),
+    fields: { url: 'https://example.com/', backend: 'httpx', frequencyMinutes: 5, rule: { type: 'any_change', config: {} } },
+  })
+  const request = (run_id: string, instant: number, now: number, forced = false) =>
+    apply({ _tag: 'RequestRun', monitor_id: MONITOR, run_id, scheduled_at: at(instant), forced, next_run_at: at(instant + 5), now: at(now) })
+  // Asked for ahead at minute 1 for minute 5; a forced run at minute 2 is running.
+  request('ahead', 5, 1)
+  request('forced', 2, 2, true)
+  apply({ _tag: 'StartRun', monitor_id: MONITOR, run_id: 'forced', now: at(2) })
+  t.same(request('ahead', 5, 3).map((e) => e._tag), [], 'asking for the same instant again changes nothing')
+  // The scheduler comes back at minute 11: its catch-up run (minute 10) takes the place of the one asked for ahead.
+  const catchUp = request('catch-up', 10, 11)
+  t.same(catchUp.map((e) => [e._tag, (e as { run_id: string }).run_id]), [['ContentMonitorRunFinished', 'ahead'], ['ContentMonitorRunRequested', 'catch-up']])
+  t.match(catchUp[0], { outcome: 'skipped', error_code: 'missed', next_run_at: at(15), completed_at: at(11) })
+  const state = fold(contentMonitorDecider, events)
+  t.ok(state.exists && state.runs.get('ahead') === 'finished' && state.runs.get('forced') === 'running', 'a forced run is never superseded')
+  t.ok(state.exists && state.handled_up_to === at(5), 'the missed instant counts as handled')
+  t.same(request('catch-up', 10, 12).map((e) => e._tag), [], 'a repeated catch-up request closes nothing twice')
 })

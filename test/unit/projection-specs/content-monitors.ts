@@ -32,7 +32,7 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
       { org_id: ORG, metadata: { ...TEST_METADATA, actor: 'scheduler' } }))
   /** A run of the monitor requested, started and finished, as the scheduler and the recorder drive it. */
   const runOnce = async (id: string, runId: string, minute: number, result: RunResult, nextRunAt: string | null, forced = false) => {
-    await monitor(id)({ _tag: 'RequestRun', run_id: runId, scheduled_at: at(minute), forced, now: at(minute) })
+    await monitor(id)({ _tag: 'RequestRun', run_id: runId, scheduled_at: at(minute), forced, next_run_at: nextRunAt, now: at(minute) })
     await monitor(id)({ _tag: 'StartRun', run_id: runId, now: at(minute) })
     await monitor(id)({ _tag: 'FinishRun', run_id: runId, result, next_run_at: nextRunAt, now: at(minute + 1) })
   }
@@ -51,7 +51,8 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   await runOnce('cm1', 'cm1-r1', 10, observed(BEFORE), at(20))
   await runOnce('cm2', 'cm2-r2', 10, failed, at(15))
   await monitor('cm1')({ _tag: 'UpdateContentMonitor', changes: { name: 'Widget price', frequencyMinutes: 15 }, next_run_at: at(25), now: at(12) })
-  await runOnce('cm2', 'cm2-r3', 15, failed, at(20))
+  // The target answered, then the job failed on our side: a failed run that keeps the status it saw.
+  await runOnce('cm2', 'cm2-r3', 15, { _tag: 'Failed', error_code: 'response_too_large', error_message: 'the body is too large', status_code: 200 }, at(20))
   await runOnce('cm1', 'cm1-r2', 20, observed(SAME), at(35))
   // A run asked for now: the page changed, so the rule fires.
   await runOnce('cm1', 'cm1-r3', 22, observed(CHANGED), at(35), true)
@@ -59,9 +60,15 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   // The fifth failure in a row disables the monitor.
   await runOnce('cm2', 'cm2-r5', 25, failed, at(30))
   // A run requested while the monitor was active, finished as skipped: it neither counts as a failure nor resets the count.
-  await monitor('cm1')({ _tag: 'RequestRun', run_id: 'cm1-r4', scheduled_at: at(35), forced: false, now: at(35) })
+  await monitor('cm1')({ _tag: 'RequestRun', run_id: 'cm1-r4', scheduled_at: at(35), forced: false, next_run_at: at(50), now: at(35) })
   await monitor('cm1')({ _tag: 'FinishRun', run_id: 'cm1-r4', result: { _tag: 'Skipped', reason: 'plan_limit_monthly_credits' }, next_run_at: at(50), now: at(35) })
-  return run(events.readAll(0, 10_000))
+  const recorded = await run(events.readAll(0, 10_000))
+  // cm2's first run as recorded before ContentMonitorRunFinished had `status_code`: it still reads (as null).
+  return recorded.map((e) => {
+    if (e.type !== 'ContentMonitorRunFinished' || e.data.run_id !== 'cm2-r1') return e
+    const { status_code: _, ...older } = e.data
+    return { ...e, data: older }
+  })
 }
 
 const byId = (docs: readonly Doc[], id: string) => docs.find((d) => d._id === id)
@@ -71,7 +78,7 @@ const expectations: Readonly<Record<string, (t: Test, documents: Documents) => v
     t.match(byId(content_monitors!, 'cm1'), {
       user_id: USER, name: 'Widget price', search: 'widget price\nhttps://example.com/price', status: 'active', frequency_minutes: 15,
       next_run_at: at(50), last_run_at: at(35), last_change_at: at(23), last_change_summary: 'the page content changed',
-      last_snapshot: CHANGED, consecutive_failures: 0, last_error_code: 'plan_limit_monthly_credits', created_at: at(0), updated_at: at(12),
+      last_snapshot: CHANGED, consecutive_failures: 0, last_error_code: null, last_error_message: null, created_at: at(0), updated_at: at(12),
     })
     t.match(byId(content_monitors!, 'cm2'), {
       name: 'https://gone.example.com/', status: 'disabled', next_run_at: null, consecutive_failures: AUTO_DISABLE_AFTER_FAILURES,
@@ -89,7 +96,10 @@ const expectations: Readonly<Record<string, (t: Test, documents: Documents) => v
       snapshot_before: SAME, snapshot_after: CHANGED, change_detected: true, change_summary: 'the page content changed',
       scheduled_at: at(22), started_at: at(22), completed_at: at(23),
     })
-    t.match(byId(content_monitor_runs!, 'cm1-r4'), { started_at: null, snapshot_after: null, error_code: 'plan_limit_monthly_credits' })
+    t.match(byId(content_monitor_runs!, 'cm1-r4'), { started_at: null, snapshot_after: null, error_code: 'plan_limit_monthly_credits' },
+      'a skip\'s reason is on the run, not the monitor\'s last error')
+    t.match(byId(content_monitor_runs!, 'cm2-r1'), { status: 'failed', status_code: null, error_code: 'dns_error' }, 'an event without status_code')
+    t.match(byId(content_monitor_runs!, 'cm2-r3'), { status: 'failed', status_code: 200, error_code: 'response_too_large', snapshot_after: null })
     t.match(byId(content_monitor_runs!, 'cm2-r5'), {
       error_code: 'dns_error', error_message: 'the host name does not resolve', status_code: null, snapshot_before: null, snapshot_after: null,
     })
