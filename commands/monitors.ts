@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { Effect } from 'effect'
 import { fold } from '../domain/decider.js'
-import { NotFound, ValidationFailed } from '../domain/errors.js'
+import { fieldError, NotFound, ValidationFailed, type FieldError } from '../domain/errors.js'
 import { decodeEvent } from '../domain/events.js'
 import { monitorDecider, type MonitorCommand, type MonitorFields, type MonitorState } from '../domain/monitor/decider.js'
 import type { MonitorEvent, PauseReason } from '../domain/monitor/events.js'
 import { planProblems } from '../domain/monitor/plan-rules.js'
-import { monitorQuotaDecider, type MonitorQuotaCommand } from '../domain/monitor/quota.js'
+import { monitorQuotaDecider, type MonitorQuotaCommand, type MonitorQuotaEvent } from '../domain/monitor/quota.js'
 import type { Plan } from '../domain/plans.js'
 import { STREAMS } from '../domain/streams.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
@@ -76,14 +76,6 @@ export const pauseMonitor = (monitorId: string, reason: PauseReason, detail: str
     return yield* runMonitorCommand({ _tag: 'PauseMonitor', monitor_id: monitorId, reason, detail, now: ctx.now.toISOString() }, ctx.org_id, { metadata: ctx.metadata })
   })
 
-/** A monitor resumes only when it fits the current plan (after an upgrade or an edit). */
-export const resumeMonitor = (monitorId: string, ctx: MonitorRequestContext) =>
-  Effect.gen(function* () {
-    const current = yield* loadOwnMonitor(ctx.org_id, monitorId)
-    if (current.status === 'paused') yield* checkPlan(current, ctx.plan, ctx.now)
-    return yield* runMonitorCommand({ _tag: 'ResumeMonitor', monitor_id: monitorId, now: ctx.now.toISOString() }, ctx.org_id, { metadata: ctx.metadata })
-  })
-
 export const deleteMonitor = (monitorId: string, ctx: Omit<MonitorRequestContext, 'plan'>) =>
   Effect.gen(function* () {
     yield* loadOwnMonitor(ctx.org_id, monitorId)
@@ -105,24 +97,62 @@ export const runMonitorNow = (monitorId: string, ctx: Omit<MonitorRequestContext
     return { run_id: event?._tag === 'MonitorRunFired' ? runId : null, outcome, position: handled.position }
   })
 
-/**
- * After a plan change: pauses (reason `plan`) each of the given active monitors that no longer fits the plan, and the
- * newest ones beyond the plan's monitor count. Answers the ids it paused.
- */
-export const pauseMonitorsOverPlan = (monitorIds: readonly string[], ctx: MonitorRequestContext) =>
+/** The organization's monitors that hold a place (not deleted), oldest first, as its quota stream records them. */
+const monitorsOfOrg = (orgId: string) =>
   Effect.gen(function* () {
+    const history = yield* (yield* EventStore).readStream(STREAMS['monitor-quota'].stream(orgId))
+    const places = fold(monitorQuotaDecider, history.map((r) => decodeEvent(r.type, r.data) as MonitorQuotaEvent))
+    const states = yield* Effect.forEach([...places.keys()], loadMonitor)
+    return states.filter((s): s is Live => s.status !== 'none' && s.status !== 'deleted' && s.org_id === orgId)
+  })
+
+/** Why the plan has no room for one more active monitor (and one more with detection) besides `others`. */
+const countProblems = (monitor: Pick<Live, 'detection'>, others: readonly Pick<Live, 'detection'>[], plan: Plan): FieldError[] => {
+  const monitors = plan.monitoring?.maxMonitors ?? 0
+  if (others.length >= monitors) return [fieldError('plan', 'monitor_limit_reached', `the ${plan.name} plan allows ${monitors} active monitors`)]
+  const detection = plan.changeDetection?.maxMonitors ?? 0
+  if (monitor.detection.enabled && others.filter((m) => m.detection.enabled).length >= detection) {
+    return [fieldError('detection.enabled', 'detection_limit_reached', `the ${plan.name} plan allows change detection on ${detection} active monitors`)]
+  }
+  return []
+}
+
+/** A monitor resumes only when it fits the current plan (after an upgrade or an edit), counting the other active ones. */
+export const resumeMonitor = (monitorId: string, ctx: MonitorRequestContext) =>
+  Effect.gen(function* () {
+    const current = yield* loadOwnMonitor(ctx.org_id, monitorId)
+    if (current.status === 'paused') {
+      yield* checkPlan(current, ctx.plan, ctx.now)
+      const others = (yield* monitorsOfOrg(ctx.org_id)).filter((m) => m.status === 'active' && m.monitor_id !== monitorId)
+      const problems = countProblems(current, others, ctx.plan)
+      if (problems.length > 0) return yield* Effect.fail(new ValidationFailed({ errors: problems }))
+    }
+    return yield* runMonitorCommand({ _tag: 'ResumeMonitor', monitor_id: monitorId, now: ctx.now.toISOString() }, ctx.org_id, { metadata: ctx.metadata })
+  })
+
+/**
+ * After a plan change (SPEC 3.4): pauses, with reason `plan`, each active monitor of the organization that no longer
+ * fits the plan (monitoring, engine, detection, minimum interval), then the newest beyond the plan's count of monitors
+ * and of monitors with detection: the oldest keep running. Idempotent: paused monitors are left as they are, so a
+ * second pass over the same plan pauses nothing. Answers the ids it paused.
+ */
+export const pauseMonitorsOverPlan = (ctx: MonitorRequestContext) =>
+  Effect.gen(function* () {
+    const active = (yield* monitorsOfOrg(ctx.org_id)).filter((m) => m.status === 'active')
+    const kept: Live[] = []
     const paused: string[] = []
-    const states = yield* Effect.forEach(monitorIds, loadMonitor)
-    const active = states
-      .filter((s): s is Live => s.status === 'active' && s.org_id === ctx.org_id)
-    const allowed = ctx.plan.monitoring?.maxMonitors ?? 0
     const now = ctx.now.toISOString()
-    for (const [index, monitor] of active.entries()) {
-      const problems = index >= allowed
-        ? [`the ${ctx.plan.name} plan allows ${allowed} monitors`]
-        : planProblems(monitor, ctx.plan, ctx.now).map((p) => p.message)
-      if (problems.length === 0) continue
-      yield* runMonitorCommand({ _tag: 'PauseMonitor', monitor_id: monitor.monitor_id, reason: 'plan', detail: problems.join('; '), now }, ctx.org_id, { metadata: ctx.metadata })
+    for (const monitor of active) {
+      const problems = planProblems(monitor, ctx.plan, ctx.now)
+      if (problems.length === 0) problems.push(...countProblems(monitor, kept, ctx.plan))
+      if (problems.length === 0) {
+        kept.push(monitor)
+        continue
+      }
+      yield* runMonitorCommand(
+        { _tag: 'PauseMonitor', monitor_id: monitor.monitor_id, reason: 'plan', detail: problems.map((p) => p.message).join('; '), now },
+        ctx.org_id, { metadata: ctx.metadata },
+      )
       paused.push(monitor.monitor_id)
     }
     return paused

@@ -19,6 +19,12 @@ export const setOrgSummaries = (input: { readonly org_id: string; readonly enabl
     _tag: 'SetOrgSummaries', org_id: input.org_id, enabled: input.enabled, now: input.now,
   }, { org_id: input.org_id, metadata: input.metadata })
 
+/** Operators move an organization to another plan (`cli org set --org ID --plan NAME`); the same plan records nothing. */
+export const changeOrgPlan = (input: { readonly org_id: string; readonly plan: string; readonly now: string; readonly metadata: EventMetadata }) =>
+  handle(orgDecider, STREAMS.org.stream(input.org_id), {
+    _tag: 'ChangeOrgPlan', org_id: input.org_id, plan: input.plan, now: input.now,
+  }, { org_id: input.org_id, metadata: input.metadata })
+
 /** Whether the organization's changes get summaries (an unknown organization gets none). */
 export const orgSummariesEnabled = (orgId: string) =>
   Effect.gen(function* () {

@@ -5,7 +5,7 @@ import { consoleLogger } from './logger.js'
 import { purgeSweep } from './roles/purger.js'
 import { createApiKey, createOrg } from '../commands/orgs.js'
 import { DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
-import { setOrgIpAllowlist, setOrgSummaries } from '../commands/org-settings.js'
+import { changeOrgPlan, setOrgIpAllowlist, setOrgSummaries } from '../commands/org-settings.js'
 import { SCOPES } from '../domain/scopes.js'
 import { PROJECTIONS } from '../projections/index.js'
 import { loadConfig } from './config.js'
@@ -17,7 +17,7 @@ import { DEFAULT_RECIPES_DIR, lintFile, recipeFiles } from './recipes.js'
 const usage = `usage:
   cli org create --name NAME --plan free|starter|pro|business|enterprise [--rate-limit-rpm N] [--daily-quota N]
   cli org ip-allowlist clear --org ORG_ID
-  cli org set --org ORG_ID --summaries on|off
+  cli org set --org ORG_ID [--summaries on|off] [--plan free|starter|pro|business|enterprise]
   cli replay
   cli recipes lint [FILE...]
   cli purge [--as-of ISO-TIME] [--dry-run]
@@ -70,10 +70,14 @@ const main = async (args: string[]) => {
     } else if (args[0] === 'org' && args[1] === 'set') {
       const orgId = flag(args, 'org')
       const summaries = flag(args, 'summaries')
+      const plan = flag(args, 'plan')
       if (!orgId) throw new Error('--org is required')
-      if (summaries !== 'on' && summaries !== 'off') throw new Error('--summaries takes on or off')
-      await run(setOrgSummaries({ org_id: orgId, enabled: summaries === 'on', now: new Date().toISOString(), metadata }))
-      process.stdout.write(`${JSON.stringify({ org_id: orgId, summaries })}\n`)
+      if (summaries === undefined && plan === undefined) throw new Error('org set takes --summaries on|off and/or --plan NAME')
+      if (summaries !== undefined && summaries !== 'on' && summaries !== 'off') throw new Error('--summaries takes on or off')
+      const now = new Date().toISOString()
+      if (summaries !== undefined) await run(setOrgSummaries({ org_id: orgId, enabled: summaries === 'on', now, metadata }))
+      if (plan !== undefined) await run(changeOrgPlan({ org_id: orgId, plan, now, metadata }))
+      process.stdout.write(`${JSON.stringify({ org_id: orgId, ...(summaries !== undefined ? { summaries } : {}), ...(plan !== undefined ? { plan } : {}) })}\n`)
     } else if (args[0] === 'purge') {
       const asOf = flag(args, 'as-of')
       const now = asOf === undefined ? new Date() : new Date(asOf)

@@ -113,7 +113,7 @@ export const monitorRoutes = async (app: FastifyInstance, ctx: RouteContext) => 
     preHandler: requireApiKey(ctx, 'monitors.write'),
     schema: {
       tags, summary: 'Resume a monitor', security, params: monitorParams,
-      description: 'Fires again from now on (instants passed while paused are not caught up) and clears the failure streak. A monitor that no longer fits the plan answers 422 with the plan rule\'s code.',
+      description: 'Fires again from now on (instants passed while paused are not caught up) and clears the failure streak. A monitor that no longer fits the plan answers 422 with the plan rule\'s code, or `monitor_limit_reached` / `detection_limit_reached` when the plan has no room for one more active monitor (after a downgrade).',
       response: { 200: { $ref: 'Monitor#' }, ...errors(401, 403, 404, 422) },
     },
   }, async (request) => {

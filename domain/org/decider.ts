@@ -3,7 +3,7 @@ import type { Decider } from '../decider.js'
 import { Forbidden, NotFound, StateConflict, Unauthenticated, ValidationFailed, fieldError, type FieldError } from '../errors.js'
 import { ipAllowed } from '../ip-allowlist.js'
 import { isPlanName, type PlanName } from '../plans.js'
-import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, OrgIpAllowlistSet, OrgSummariesSet, type KeyLimits, type OrgEvent } from './events.js'
+import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, OrgIpAllowlistSet, OrgPlanChanged, OrgSummariesSet, type KeyLimits, type OrgEvent } from './events.js'
 import { boundKeyRequest, widerFields, type KeyBounds } from './key-bounds.js'
 
 export interface KeyState extends KeyBounds { readonly revoked: boolean }
@@ -37,6 +37,7 @@ export type OrgCommand =
     readonly now: string
   }
   | { readonly _tag: 'SetOrgSummaries'; readonly org_id: string; readonly enabled: boolean; readonly now: string }
+  | { readonly _tag: 'ChangeOrgPlan'; readonly org_id: string; readonly plan: string; readonly now: string }
 
 export type OrgError = NotFound | StateConflict | ValidationFailed | Forbidden | Unauthenticated
 
@@ -72,6 +73,8 @@ export const orgDecider: Decider<OrgCommand, OrgEvent, OrgState, OrgError> = {
         return state
       case 'OrgSummariesSet':
         return state.exists ? { ...state, summaries: event.enabled } : state
+      case 'OrgPlanChanged':
+        return state.exists && isPlanName(event.plan) ? { ...state, plan: event.plan } : state
     }
   },
   decide: (command, state) => {
@@ -121,6 +124,12 @@ export const orgDecider: Decider<OrgCommand, OrgEvent, OrgState, OrgError> = {
         if (!state.exists) return Either.left(new NotFound({ resource: 'org', id: command.org_id }))
         if (state.summaries === command.enabled) return Either.right([])
         return Either.right([new OrgSummariesSet({ org_id: command.org_id, enabled: command.enabled, set_at: command.now })])
+      }
+      case 'ChangeOrgPlan': {
+        if (!state.exists) return Either.left(new NotFound({ resource: 'org', id: command.org_id }))
+        if (!isPlanName(command.plan)) return Either.left(new ValidationFailed({ errors: [fieldError('plan', 'invalid_plan', 'plan must be free, starter, pro, business or enterprise')] }))
+        if (state.plan === command.plan) return Either.right([])
+        return Either.right([new OrgPlanChanged({ org_id: command.org_id, plan: command.plan, previous_plan: state.plan, changed_at: command.now })])
       }
     }
   },

@@ -49,5 +49,13 @@ export class OrgSummariesSet extends Schema.TaggedClass<OrgSummariesSet>()('OrgS
   set_at: Schema.String,
 }) {}
 
-export const OrgEvent = Schema.Union(OrgCreated, ApiKeyCreated, ApiKeyRevoked, OrgIpAllowlistSet, OrgSummariesSet)
+/** An operator moved the organization to another plan; what no longer fits it reacts to this event (monitors pause). */
+export class OrgPlanChanged extends Schema.TaggedClass<OrgPlanChanged>()('OrgPlanChanged', {
+  org_id: Schema.String,
+  plan: Schema.String,
+  previous_plan: Schema.String,
+  changed_at: Schema.String,
+}) {}
+
+export const OrgEvent = Schema.Union(OrgCreated, ApiKeyCreated, ApiKeyRevoked, OrgIpAllowlistSet, OrgSummariesSet, OrgPlanChanged)
 export type OrgEvent = typeof OrgEvent.Type

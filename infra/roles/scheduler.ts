@@ -9,6 +9,7 @@ import { makeContentMonitorScheduleSource } from './content-monitor-schedule.js'
 import { monitorScheduleSource } from './monitor-schedule.js'
 import { makeMonitorRunsProcessor } from '../../processors/monitor-runs.js'
 import { makePauseMailProcessor } from '../../processors/monitor-pause-mail.js'
+import { makeMonitorPlanProcessor } from '../../processors/monitor-plan.js'
 import { runScheduler } from '../../processors/scheduler.js'
 import type { Config } from '../config.js'
 import { scopedSubscription } from '../log/scoped-log.js'
@@ -17,7 +18,8 @@ import { currentRunner } from '../runtime.js'
 
 /**
  * The scheduler role: fires monitor runs and content-monitor runs at their instants (a stateless loop on the Clock), mints each run's job,
- * completes runs from their jobs' outcomes, and mails the organization when a monitor pauses itself.
+ * completes runs from their jobs' outcomes, pauses the monitors a plan change leaves outside the plan, and mails the
+ * organization when a monitor pauses itself.
  */
 export const schedulerRole = (config: Config, logger: Logger) => Effect.gen(function* () {
   const run = yield* currentRunner
@@ -30,6 +32,8 @@ export const schedulerRole = (config: Config, logger: Logger) => Effect.gen(func
     recipientsOf: (orgId) => Effect.map(findDocs(USERS, { org_id: orgId }), (users) => users.map((user) => ({ id: user._id, email: user.email }))),
   }, run)
   yield* scopedSubscription(eventLog, { name: mails.name, categories: mails.categories, concurrency: 2 }, mails.handle)
+  const planChanges = makeMonitorPlanProcessor({ log: logger.error }, run)
+  yield* scopedSubscription(eventLog, { name: planChanges.name, categories: planChanges.categories, concurrency: 1 }, planChanges.handle)
   const contentMonitorScheduleSource = makeContentMonitorScheduleSource({ allowlist: config.ssrfAllowlist, planOf })
   const metrics = yield* Metrics
   yield* Effect.forkScoped(runScheduler([monitorScheduleSource, contentMonitorScheduleSource], {

@@ -5,7 +5,7 @@ import { jobDecider, type JobCommand } from '../../domain/job/decider.js'
 import { JobFailed, JobRequested, JobStarted, JobSucceeded, type ArtifactRecord } from '../../domain/job/events.js'
 import { validateJobSpec, type JobSpec } from '../../domain/job/spec.js'
 import { orgDecider, type OrgCommand } from '../../domain/org/decider.js'
-import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, type KeyLimits } from '../../domain/org/events.js'
+import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, OrgPlanChanged, type KeyLimits } from '../../domain/org/events.js'
 
 
 // ---- jobs ------------------------------------------------------------------------------------------
@@ -98,3 +98,12 @@ givenOrg([orgCreated]).when(revoke).then({ _tag: 'NotFound', resource: 'api_key'
 givenOrg([]).when(revoke).then({ _tag: 'NotFound', resource: 'org' }, 'RevokeApiKey on a missing org is NotFound')
 givenOrg([orgCreated, keyCreated]).when(revoke).then([keyRevoked], 'RevokeApiKey records ApiKeyRevoked')
 givenOrg([orgCreated, keyCreated, keyRevoked]).when(revoke).then([], 'revoking twice records nothing')
+
+const changePlan: OrgCommand = { _tag: 'ChangeOrgPlan', org_id: 'o1', plan: 'starter', now: LATER }
+const planChanged = new OrgPlanChanged({ org_id: 'o1', plan: 'starter', previous_plan: 'pro', changed_at: LATER })
+givenOrg([]).when(changePlan).then({ _tag: 'NotFound', resource: 'org', id: 'o1' }, 'ChangeOrgPlan on a missing org is NotFound')
+givenOrg([orgCreated]).when(changePlan).then([planChanged], 'ChangeOrgPlan records the new plan and the previous one')
+givenOrg([orgCreated]).when({ ...changePlan, plan: 'gold' }).then({ _tag: 'ValidationFailed', errors: [{ field: 'plan', code: 'invalid_plan' }] }, 'an unknown plan is invalid_plan')
+givenOrg([orgCreated, planChanged]).when(changePlan).then([], 'the same plan again records nothing')
+givenOrg([orgCreated, planChanged]).when({ ...changePlan, plan: 'pro' })
+  .then([new OrgPlanChanged({ org_id: 'o1', plan: 'pro', previous_plan: 'starter', changed_at: LATER })], 'the previous plan follows the last change')
