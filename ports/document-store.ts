@@ -34,9 +34,12 @@ export interface DocumentStoreService {
   /** Creates the declared indexes that do not exist yet (idempotent); called once at start-up. May ignore them. */
   readonly ensureIndexes: (indexes: readonly IndexDeclaration[]) => Effect.Effect<void, StoreUnavailable>
   /**
-   * Runs `work` with its writes grouped for speed (one transaction on SQLite, committed when `work` succeeds and
-   * rolled back when it fails). For exclusive bulk work such as replay: writes of other fibers made meanwhile join
-   * the group. Adapters without grouping just run `work`.
+   * Runs `work` with its writes grouped for speed, for exclusive bulk work such as replay. Inside, reads see the
+   * work's own writes (a get sees the last write of its key; a find or count sees every earlier write). A nested call
+   * joins the outer group. SQLite: one transaction, committed when `work` succeeds and rolled back when it fails
+   * (writes of any other fiber made meanwhile join it). MongoDB: a write-behind buffer of the work's fiber and the
+   * fibers it forks, sent as bulk writes at the end (and before a query); when `work` fails, the writes not sent yet
+   * are dropped, so each document holds a prefix of its own writes. Adapters without grouping just run `work`.
    */
   readonly inBatch: <A, E, R>(work: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnavailable, R>
 }

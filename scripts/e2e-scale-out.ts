@@ -134,7 +134,9 @@ for (let settled = false; !settled;) {
   settled = JSON.stringify(next) === JSON.stringify(live)
   live = next
 }
+const replayStarted = performance.now()
 await runCli({ ...env, MONGO_DB: `e2e_${runId}_replay`, KAFKA_GROUP_PREFIX: `e2e-${runId}-replay` }, ['replay'])
+console.log(`replay into MongoDB: ${((performance.now() - replayStarted) / 1000).toFixed(1)} s for ${stored.length} events`)
 const replayed = await snapshot(`e2e_${runId}_replay`)
 const differing = [...new Set([...Object.keys(live), ...Object.keys(replayed)])].filter((name) => JSON.stringify(live[name]) !== JSON.stringify(replayed[name]))
 check(differing.length === 0, `the MongoDB read models differ from a replay: ${differing.join(', ')}`)

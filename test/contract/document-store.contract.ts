@@ -158,4 +158,71 @@ export const documentStoreContract = (t: Test, name: string, make: () => Promise
       t.equal(failed._tag, 'Left', "a failing batch answers the work's failure")
       t.same(await run(store.get(c, 'x')), { _id: 'x', n: 2 }, 'and the store stays usable')
     })
+
+    t.test('inside a batch, a read of a key sees the batch\'s own last write of it', async (t) => {
+      const c = fresh()
+      await run(store.put(c, { _id: 'old', n: 0 }))
+      const seen = await run(store.inBatch(Effect.gen(function* () {
+        const written: Doc = { _id: 'new', n: 1, tags: ['a'] }
+        yield* store.put(c, written)
+        ;(written.tags as string[]).push('changed after the put')
+        const read = yield* store.get(c, 'new')
+        const fresh = structuredClone(read)
+        ;(read!.tags as string[]).push('changed after the get')
+        yield* store.put(c, { _id: 'old', n: 5 })
+        yield* store.delete(c, 'gone')
+        const replaced = yield* store.get(c, 'old')
+        yield* store.delete(c, 'old')
+        return { fresh, replaced, deleted: yield* store.get(c, 'old'), again: yield* store.get(c, 'new') }
+      })))
+      t.same(seen.fresh, { _id: 'new', n: 1, tags: ['a'] }, 'a new document, as it was put')
+      t.same(seen.again, { _id: 'new', n: 1, tags: ['a'] }, 'changing objects after a put or a get changes nothing stored')
+      t.same(seen.replaced, { _id: 'old', n: 5 }, 'a document replaced in the batch')
+      t.equal(seen.deleted, null, 'a document deleted in the batch')
+      t.same(await run(store.get(c, 'new')), { _id: 'new', n: 1, tags: ['a'] }, 'kept after the batch')
+      t.equal(await run(store.get(c, 'old')), null, 'the deletion too')
+    })
+
+    t.test('inside a batch, queries and counts see every earlier write of the batch', async (t) => {
+      const c = await seeded()
+      const seen = await run(store.inBatch(Effect.gen(function* () {
+        yield* store.put(c, { _id: 'e', name: 'Eve Martin', age: 25, team: 'red' })
+        yield* store.put(c, { ...people[1]!, team: 'red' })
+        yield* store.delete(c, 'a')
+        const red = (yield* store.find(c, { team: 'red' }, { sort: [['age', 'asc'], ['name', 'asc']] })).map((d) => d._id)
+        const redCount = yield* store.count(c, { team: 'red' })
+        yield* store.put(c, { _id: 'f', team: 'red', age: 50 })
+        yield* store.delete(c, 'c')
+        const afterQuery = (yield* store.find(c, { team: 'red' })).map((d) => d._id).sort()
+        return { red, redCount, afterQuery, f: yield* store.get(c, 'f'), total: yield* store.count(c, {}) }
+      })))
+      t.same(seen.red, ['b', 'e', 'c'], 'a find sees puts, replacements and deletions made before it')
+      t.equal(seen.redCount, 3, 'so does a count')
+      t.same(seen.afterQuery, ['b', 'e', 'f'], 'writes after a query are seen by the next query')
+      t.same(seen.f, { _id: 'f', team: 'red', age: 50 })
+      t.equal(seen.total, 4)
+      t.same(await ids(c, {}), ['b', 'd', 'e', 'f'], 'everything kept after the batch')
+    })
+
+    t.test('writes of fibers forked inside a batch join it', async (t) => {
+      const c = fresh()
+      const inside = await run(store.inBatch(Effect.gen(function* () {
+        yield* Effect.forEach(Array.from({ length: 40 }, (_, i) => i), (i) => store.put(c, { _id: `d${String(i).padStart(2, '0')}`, i }), { concurrency: 8 })
+        return { count: yield* store.count(c, {}), last: yield* store.get(c, 'd39') }
+      })))
+      t.equal(inside.count, 40)
+      t.same(inside.last, { _id: 'd39', i: 39 })
+      t.equal(await run(store.count(c, {})), 40)
+    })
+
+    t.test('a batch rewriting a few hundred existing documents', async (t) => {
+      const c = fresh()
+      const all = Array.from({ length: 300 }, (_, i) => `d${String(i).padStart(3, '0')}`)
+      await run(store.inBatch(Effect.forEach(all, (id) => store.put(c, { _id: id, round: 1 }), { discard: true })))
+      await run(store.inBatch(Effect.forEach(all, (id, i) => (i % 3 === 0 ? store.delete(c, id) : store.put(c, { _id: id, round: 2 })), { discard: true })))
+      t.equal(await run(store.count(c, { round: 2 })), 200)
+      t.equal(await run(store.count(c, {})), 200, 'a third deleted')
+      t.equal(await run(store.get(c, 'd000')), null)
+      t.same(await run(store.get(c, 'd299')), { _id: 'd299', round: 2 })
+    })
   })

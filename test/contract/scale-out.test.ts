@@ -40,6 +40,36 @@ whenConfigured('MONGO_URL', 'MongoDB document store', (url) => {
   })
 })
 
+whenConfigured('MONGO_URL', 'MongoDB batches', (url) => {
+  t.test('MongoDB: a batch sends its writes at its end, and a failing one drops what it had not sent', async (t) => {
+    const database = `batch_${randomUUID().slice(0, 8)}`
+    const { value: store, release } = await acquire(mongoDocumentStore({ url, database, prefix: 'b_' }))
+    const client = await new MongoClient(url).connect()
+    t.teardown(async () => { await client.db(database).dropDatabase(); await client.close(); await release() })
+    const stored = (id: string) => Effect.promise(() => client.db(database).collection('b_c').findOne({ _id: id as never }))
+
+    const seenOutside = await Effect.runPromise(store.inBatch(Effect.gen(function* () {
+      yield* store.put('c', { _id: 'kept', n: 1 })
+      return yield* stored('kept')
+    })))
+    t.equal(seenOutside, null, 'nothing reaches the server before the batch ends')
+    t.same(await Effect.runPromise(stored('kept')), { _id: 'kept', n: 1 }, 'everything after it')
+
+    const failed = await Effect.runPromise(Effect.either(store.inBatch(Effect.gen(function* () {
+      yield* store.put('c', { _id: 'sent', n: 1 })
+      yield* store.count('c', {})
+      yield* store.put('c', { _id: 'sent', n: 2 })
+      yield* store.put('c', { _id: 'dropped', n: 1 })
+      yield* store.delete('c', 'kept')
+      return yield* Effect.fail('stop' as const)
+    }))))
+    t.equal(failed._tag, 'Left')
+    t.same(await Effect.runPromise(stored('sent')), { _id: 'sent', n: 1 }, 'a write a query sent stays, at the value it was sent with')
+    t.equal(await Effect.runPromise(stored('dropped')), null, 'a write not sent yet is dropped')
+    t.same(await Effect.runPromise(stored('kept')), { _id: 'kept', n: 1 }, 'a deletion not sent yet is dropped')
+  })
+})
+
 whenConfigured('MONGO_URL', 'MongoDB indexes', (url) => {
   t.test('MongoDB creates the indexes every projection declares, under the collection prefix', async (t) => {
     const database = `indexes_${randomUUID().slice(0, 8)}`
