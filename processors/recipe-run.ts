@@ -6,8 +6,9 @@ import { chargedUnits } from '../domain/recipe/pricing.js'
 import type { RecipeRunRecord, RecipeRunSpec } from '../domain/recipe/run-spec.js'
 import type { Engine } from '../fetchers/engine.js'
 import { jobManifest, jobTiming } from '../fetchers/manifest.js'
+import { engineBrowse } from '../fetchers/recipe/engine-browse.js'
 import { engineFetch } from '../fetchers/recipe/engine-fetch.js'
-import { runRecipe, type RecipeRunResult } from '../fetchers/recipe/runtime.js'
+import { runRecipe, type RecipeFetch, type RecipeRunResult } from '../fetchers/recipe/runtime.js'
 
 export interface RecipeRunOptions {
   readonly catalogue: RecipeCatalogue
@@ -16,6 +17,9 @@ export interface RecipeRunOptions {
 
 /** Inline output above this (SPEC 8: recipe result inline size) is not delivered: the run ends in `error`. */
 export const MAX_INLINE_OUTPUT_BYTES = 256 * 1024
+
+/** A browser contract's light steps: the linter refuses them, so this only answers a recipe that skipped it. */
+const NO_LIGHT_REQUESTS: RecipeFetch = async () => ({ ok: false, outcome: 'error', message: 'light steps do not run on a browser engine' })
 
 const ended = (outcome: RecipeRunResult['outcome'], detail: string): RecipeRunResult => ({ outcome, pages: 0, detail, matched: {} })
 
@@ -34,7 +38,10 @@ export const runRecipeJob = async (
   let result: RecipeRunResult
   if (!recipe || !contract) result = ended('error', `recipe ${block.slug} contract ${block.contract} is not served by this deployment`)
   else {
-    result = await runRecipe({ recipe, contract, input: block.input, maxPages: block.max_pages, fetch: engineFetch(engine, jobId, spec, options.overrides, signal) })
+    const run = { recipe, contract, input: block.input, maxPages: block.max_pages }
+    result = contract.engine === 'light'
+      ? await runRecipe({ ...run, fetch: engineFetch(engine, jobId, spec, options.overrides, signal) })
+      : await engineBrowse(engine, jobId, spec, options.overrides, signal, (browser) => runRecipe({ ...run, fetch: NO_LIGHT_REQUESTS, browser }))
     if (result.output !== undefined && Buffer.byteLength(JSON.stringify(result.output)) > MAX_INLINE_OUTPUT_BYTES) {
       result = { ...ended('error', `the output is larger than ${MAX_INLINE_OUTPUT_BYTES} bytes`), pages: result.pages }
     }

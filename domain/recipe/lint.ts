@@ -127,7 +127,12 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
       if (step.follow.page !== undefined && !pages.has(step.follow.page)) add(`${pointer}/follow/page`, `no earlier step is named ${step.follow.page}`)
     } else if ('navigate' in step) {
       checkUrl(step.navigate.url, step.navigate.query, `${pointer}/navigate`)
+    } else if ('click' in step || 'fill' in step || 'wait_for_selector' in step) {
+      const [kind, body] = Object.entries(step)[0] as [string, { locators: readonly Locator[]; value?: string }]
+      checkChain(body.locators, `${pointer}/${kind}/locators`)
+      if (body.value !== undefined) checkPlaceholders(body.value, `${pointer}/${kind}/value`)
     }
+    if (s === 0 && contract.engine !== 'light' && !('navigate' in step)) add(pointer, 'a browser recipe starts with navigate')
     if (contract.engine === 'light' && !('request' in step || 'paginate' in step || 'follow' in step)) {
       add(pointer, `${Object.keys(step)[0]} is a browser step; this contract runs on the light engine`)
     }

@@ -21,6 +21,16 @@ const locator = {
   ],
 }
 const chain = { type: 'array', minItems: 1, maxItems: 10, items: { $ref: '#/$defs/locator' } }
+/** The elements a browser step acts on: CSS or XPath only. */
+const elementChain = {
+  type: 'array', minItems: 1, maxItems: 10, items: {
+    oneOf: [
+      { type: 'object', additionalProperties: false, required: ['css'], properties: { css: { type: 'string', minLength: 1, maxLength: 2000 } } },
+      { type: 'object', additionalProperties: false, required: ['xpath'], properties: { xpath: { type: 'string', minLength: 1, maxLength: 2000 } } },
+    ],
+  },
+}
+const elementTimeout = { type: 'integer', minimum: 100, maximum: 60000 }
 
 const requestProperties = {
   method: { enum: ['GET', 'POST'] },
@@ -60,10 +70,10 @@ const step = {
       },
     },
     { type: 'object', additionalProperties: false, required: ['navigate'], properties: { navigate: { type: 'object', additionalProperties: false, required: ['url'], properties: { url: requestProperties.url, query: stringMap, as: requestProperties.as } } } },
-    { type: 'object', additionalProperties: false, required: ['click'], properties: { click: { type: 'object', additionalProperties: false, required: ['selector'], properties: { selector: { type: 'string', minLength: 1, maxLength: 2000 } } } } },
-    { type: 'object', additionalProperties: false, required: ['fill'], properties: { fill: { type: 'object', additionalProperties: false, required: ['selector', 'value'], properties: { selector: { type: 'string', minLength: 1, maxLength: 2000 }, value: { type: 'string', maxLength: 2000 } } } } },
+    { type: 'object', additionalProperties: false, required: ['click'], properties: { click: { type: 'object', additionalProperties: false, required: ['locators'], properties: { locators: elementChain, timeout_ms: elementTimeout } } } },
+    { type: 'object', additionalProperties: false, required: ['fill'], properties: { fill: { type: 'object', additionalProperties: false, required: ['locators', 'value'], properties: { locators: elementChain, value: { type: 'string', maxLength: 2000 }, timeout_ms: elementTimeout } } } },
     { type: 'object', additionalProperties: false, required: ['scroll'], properties: { scroll: { type: 'object', additionalProperties: false, required: ['direction'], properties: { direction: { const: 'down' } } } } },
-    { type: 'object', additionalProperties: false, required: ['wait_for_selector'], properties: { wait_for_selector: { type: 'object', additionalProperties: false, required: ['selector'], properties: { selector: { type: 'string', minLength: 1, maxLength: 2000 }, timeout_ms: { type: 'integer', minimum: 100, maximum: 60000 } } } } },
+    { type: 'object', additionalProperties: false, required: ['wait_for_selector'], properties: { wait_for_selector: { type: 'object', additionalProperties: false, required: ['locators'], properties: { locators: elementChain, timeout_ms: elementTimeout } } } },
     { type: 'object', additionalProperties: false, required: ['dismiss_consent'], properties: { dismiss_consent: { type: 'object', additionalProperties: false } } },
   ],
 }

@@ -50,12 +50,16 @@ export type PaginateStep = {
 /** Fetches the URL a previous response names (its host must be one of the recipe's hosts). */
 export type FollowStep = { readonly follow: { readonly page?: string; readonly locators: readonly Locator[]; readonly as: string; readonly headers?: Readonly<Record<string, string>> } }
 
+/** Elements a browser step acts on: CSS or XPath, a fallback chain like every locator. */
+export type ElementChain = readonly ({ readonly css: string } | { readonly xpath: string })[]
+
 export type BrowserStep =
   | { readonly navigate: { readonly url: string; readonly query?: Readonly<Record<string, string>>; readonly as?: string } }
-  | { readonly click: { readonly selector: string } }
-  | { readonly fill: { readonly selector: string; readonly value: string } }
+  | { readonly click: { readonly locators: ElementChain; readonly timeout_ms?: number } }
+  /** `value` may hold placeholders: it is typed into the field, never put into a selector or a script. */
+  | { readonly fill: { readonly locators: ElementChain; readonly value: string; readonly timeout_ms?: number } }
   | { readonly scroll: { readonly direction: 'down' } }
-  | { readonly wait_for_selector: { readonly selector: string; readonly timeout_ms?: number } }
+  | { readonly wait_for_selector: { readonly locators: ElementChain; readonly timeout_ms?: number } }
   | { readonly dismiss_consent: Record<string, never> }
 
 export type Step = RequestStep | PaginateStep | FollowStep | BrowserStep

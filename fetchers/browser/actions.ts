@@ -6,7 +6,7 @@ import { SCROLL_DOWN } from './in-page.js'
 /** How long a click or fill waits for its element (bounded by what is left of the job's time). */
 export const ACTION_ELEMENT_TIMEOUT_MS = 5_000
 /** After a click, how long a navigation it started may take to load. */
-const AFTER_CLICK_LOAD_MS = 10_000
+export const AFTER_CLICK_LOAD_MS = 10_000
 
 export const describeAction = (action: Action): string => {
   switch (action.type) {

@@ -5,6 +5,9 @@
 
 export type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle' | 'commit'
 
+/** An element locator of a recipe's browser step: CSS or XPath, written by the recipe, never by its input. */
+export type ElementLocator = { readonly css: string } | { readonly xpath: string }
+
 /** One network event of a page, normalized across drivers (input of the HAR recorder). */
 export type NetworkEvent =
   | {
@@ -73,6 +76,10 @@ export interface PageSession {
   goto(url: string, options: { readonly waitUntil: WaitUntil; readonly timeoutMs: number }): Promise<MainResponse | null>
   click(selector: string, timeoutMs: number): Promise<void>
   fill(selector: string, value: string, timeoutMs: number): Promise<void>
+  /** This driver's selector text for a CSS or XPath locator (what click, fill and count take). */
+  selectorOf(locator: ElementLocator): string
+  /** How many elements of the main frame the selector matches now. */
+  count(selector: string): Promise<number>
   /** Evaluates a JavaScript expression (source text, so no bundler helpers leak into the page) in the main frame. */
   evaluate<T>(expression: string): Promise<T>
   /** Evaluates an expression in every frame; frames that refuse (detached, navigating) are skipped. */

@@ -1,6 +1,6 @@
 import type { Allowlist } from '../../domain/address-policy.js'
 import type { JobSpec, JobType } from '../../domain/job/spec.js'
-import { failure, type Engine, type EngineOutcome } from '../engine.js'
+import { failure, type BrowseOutcome, type Engine, type EngineOutcome, type EngineRequest } from '../engine.js'
 import { browserArtifacts } from './artifacts.js'
 import { bodyTooLarge, MAX_BODY_BYTES } from '../body-limit.js'
 import { BrowserUnavailable, type LaunchedBrowser, type MainResponse, type PageSession, type SessionOptions } from './driver.js'
@@ -12,6 +12,7 @@ import { DOCUMENT_BODY_SIZE } from './in-page.js'
 import { runPageJob } from './page-job.js'
 import type { BrowserPool, Lease } from './pool.js'
 import { requestFilter } from './request-filter.js'
+import { scriptedPage, type ScriptedPage } from './scripted-page.js'
 
 /** How the job reaches the target: the shared gateway, or a customer proxy's dedicated gateway listener. */
 export interface JobEgress {
@@ -62,8 +63,29 @@ const checkedBodySize = async (session: PageSession, main: MainResponse): Promis
   return known.size > MAX_BODY_BYTES ? 'too_large' : 'ok'
 }
 
+/** What a page flow is given once its session is open: the page, the job's deadline and how to report. */
+export interface OpenSession {
+  readonly session: PageSession
+  readonly browser: LaunchedBrowser
+  /** Epoch ms at which the session was asked for (after the lease). */
+  readonly startedAt: number
+  /** Epoch ms at which the job's timeout_ms runs out. */
+  readonly deadline: number
+  readonly customProxy: boolean
+  readonly navigations: NavigationGuard
+  readonly isGone: (error: unknown) => boolean
+  readonly onTargetResponse: (main: MainResponse) => void
+  readonly onNavigated: (navigationMs: number) => void
+  /** The job's manifest so far, with the flow's own keys. */
+  readonly manifest: (details?: Record<string, unknown>) => Record<string, unknown>
+}
+
 export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
-  const run = async (spec: JobSpec, signal: AbortSignal): Promise<EngineOutcome> => {
+  /**
+   * Leases a browser, opens the job's session behind its egress, runs `flow` on it within timeout_ms, and turns
+   * whatever went wrong into a failed outcome (timeout, refused navigation, crash, engine error); always closes.
+   */
+  const withSession = async (spec: JobSpec, signal: AbortSignal, har: HarRecorder | undefined, flow: (open: OpenSession) => Promise<EngineOutcome>): Promise<EngineOutcome> => {
     const queuedAt = Date.now()
     const profile = tier.profileOf(spec)
     let lease: Lease
@@ -80,7 +102,6 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
     const deadline = started + spec.timeout_ms
     let egress: JobEgress | undefined
     let session: PageSession | undefined
-    const har = spec.artifact_options.include_har ? new HarRecorder() : undefined
     const navigations = new NavigationGuard(tier.allowlist)
     let blockedRequests = 0
     let navigationMs: number | undefined
@@ -120,46 +141,11 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
         onMainFrameDocument: navigations.record,
       })
       if (finished) { await session.close(); throw new Error('job already finished') }
-      const result = await runPageJob({
-        session, spec, deadline, customProxy: egress.proxyServer !== undefined, detectBlocks: tier.detectBlocks,
-        dismissConsent: tier.dismissConsent(spec), challengeWaitMs: tier.challengeWaitMs, isGone,
+      return flow({
+        session, browser, startedAt: started, deadline, customProxy: egress.proxyServer !== undefined, navigations, isGone, manifest,
         onTargetResponse: (main) => { targetResponse = { status: main.status, headers: main.headers } },
+        onNavigated: (ms) => { navigationMs = ms },
       })
-      navigationMs = result.navigationMs
-      const refused = navigations.refusal()
-      if (refused) throw refused
-      let responseBody: { bytes: Uint8Array; contentType?: string } | undefined
-      let bodyUnavailable: string | undefined
-      if (result.main && needsBody(spec)) {
-        const checked = await checkedBodySize(session, result.main)
-        if (checked === 'too_large') throw new JobFailure('response_too_large', bodyTooLarge().message)
-        if (checked === 'unknown') bodyUnavailable = 'the document was still loading or had been replaced, so its size could not be checked before copying it'
-        else {
-          try {
-            const contentType = result.main.headers['content-type']
-            const bytes = await result.main.body()
-            if (bytes.byteLength > MAX_BODY_BYTES) throw new JobFailure('response_too_large', bodyTooLarge().message)
-            responseBody = { bytes, ...(contentType ? { contentType } : {}) }
-          } catch (error) {
-            if (error instanceof JobFailure) throw error
-            bodyUnavailable = describeError(error)
-          }
-        }
-      }
-      const artifacts = await browserArtifacts(spec, result.capture, responseBody, har ? {
-        recorder: har, startedAt: started, onLoadMs: result.navigationMs, browser: { name: 'chromium', version: browser.version },
-      } : undefined)
-      const main = result.main
-      const manifestOfJob = manifest({
-        final_url: result.capture.url,
-        content_type: main?.headers['content-type'] ?? null,
-        title: result.capture.title,
-        ...result.details,
-        ...(bodyUnavailable ? { response_body_unavailable: bodyUnavailable } : {}),
-      })
-      if (result.blocked) return failure('stealth_blocked', `the target blocked the browser: ${result.blocked.reason}`, { manifest: manifestOfJob, artifacts })
-      if (main && main.status >= 500) return failure('upstream_error', `the target answered HTTP ${main.status}`, { manifest: manifestOfJob, artifacts })
-      return { ok: true as const, manifest: manifestOfJob, artifacts }
     }
 
     try {
@@ -189,9 +175,69 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
     }
   }
 
+  /** A job: open the target, capture it and build the artifacts the spec asks for. */
+  const run = async (spec: JobSpec, signal: AbortSignal): Promise<EngineOutcome> => {
+    const har = spec.artifact_options.include_har ? new HarRecorder() : undefined
+    return withSession(spec, signal, har, async (open) => {
+      const { session, browser, manifest } = open
+      const result = await runPageJob({
+        session, spec, deadline: open.deadline, customProxy: open.customProxy, detectBlocks: tier.detectBlocks,
+        dismissConsent: tier.dismissConsent(spec), challengeWaitMs: tier.challengeWaitMs, isGone: open.isGone,
+        onTargetResponse: open.onTargetResponse,
+      })
+      open.onNavigated(result.navigationMs)
+      const refused = open.navigations.refusal()
+      if (refused) throw refused
+      let responseBody: { bytes: Uint8Array; contentType?: string } | undefined
+      let bodyUnavailable: string | undefined
+      if (result.main && needsBody(spec)) {
+        const checked = await checkedBodySize(session, result.main)
+        if (checked === 'too_large') throw new JobFailure('response_too_large', bodyTooLarge().message)
+        if (checked === 'unknown') bodyUnavailable = 'the document was still loading or had been replaced, so its size could not be checked before copying it'
+        else {
+          try {
+            const contentType = result.main.headers['content-type']
+            const bytes = await result.main.body()
+            if (bytes.byteLength > MAX_BODY_BYTES) throw new JobFailure('response_too_large', bodyTooLarge().message)
+            responseBody = { bytes, ...(contentType ? { contentType } : {}) }
+          } catch (error) {
+            if (error instanceof JobFailure) throw error
+            bodyUnavailable = describeError(error)
+          }
+        }
+      }
+      const artifacts = await browserArtifacts(spec, result.capture, responseBody, har ? {
+        recorder: har, startedAt: open.startedAt, onLoadMs: result.navigationMs, browser: { name: 'chromium', version: browser.version },
+      } : undefined)
+      const main = result.main
+      const manifestOfJob = manifest({
+        final_url: result.capture.url,
+        content_type: main?.headers['content-type'] ?? null,
+        title: result.capture.title,
+        ...result.details,
+        ...(bodyUnavailable ? { response_body_unavailable: bodyUnavailable } : {}),
+      })
+      if (result.blocked) return failure('stealth_blocked', `the target blocked the browser: ${result.blocked.reason}`, { manifest: manifestOfJob, artifacts })
+      if (main && main.status >= 500) return failure('upstream_error', `the target answered HTTP ${main.status}`, { manifest: manifestOfJob, artifacts })
+      return { ok: true as const, manifest: manifestOfJob, artifacts }
+    })
+  }
+
+  /** A scripted session (recipe browser steps): the script drives the page; its answer comes back with the manifest. */
+  const browse = async <T>(request: EngineRequest, script: (page: ScriptedPage) => Promise<T>): Promise<BrowseOutcome<T>> => {
+    let value: { readonly answer: T } | undefined
+    const outcome = await withSession(request.spec, request.signal, undefined, async (open) => {
+      value = { answer: await script(scriptedPage(open, request.spec)) }
+      return { ok: true as const, manifest: open.manifest({ final_url: open.session.url() }), artifacts: [] }
+    })
+    if (!outcome.ok) return outcome
+    return { ok: true, value: value!.answer, manifest: outcome.manifest }
+  }
+
   return {
     tier: tier.tier,
     run: (request) => run(request.spec, request.signal),
+    browse,
     browsers: () => ({ open: tier.pool.stats().length, recycled: tier.pool.recycles }),
     close: async () => {
       await tier.pool.close()

@@ -15,23 +15,26 @@ const LAZY_QUIET_MS = 250
 const LAZY_WAIT_MAX_MS = 3_000
 const CHALLENGE_POLL_MS = 500
 
-export interface PageJobOptions {
+export interface NavigateOptions {
   readonly session: PageSession
   readonly spec: JobSpec
   /** Epoch ms at which the job's timeout_ms runs out. */
   readonly deadline: number
   /** The job goes through a customer proxy (proxy failures are reported as `proxy_error`). */
   readonly customProxy: boolean
+  /** True when an error means the browser (or the page's renderer) is gone. */
+  readonly isGone: (error: unknown) => boolean
+  /** Told the main document's response once it is known to be the target's own (not the gateway's). */
+  readonly onTargetResponse: (main: MainResponse) => void
+}
+
+export interface PageJobOptions extends NavigateOptions {
   /** Stealth: fail with `stealth_blocked` on denial and challenge pages. */
   readonly detectBlocks: boolean
   /** Stealth `isdcac`: accept consent banners. */
   readonly dismissConsent: boolean
   /** How long a challenge page may take to clear itself before the job counts as blocked. */
   readonly challengeWaitMs: number
-  /** True when an error means the browser (or the page's renderer) is gone. */
-  readonly isGone: (error: unknown) => boolean
-  /** Told the main document's response once it is known to be the target's own (not the gateway's). */
-  readonly onTargetResponse: (main: MainResponse) => void
 }
 
 /** What the page looked like when it was captured; artifacts are built from it. */
@@ -54,7 +57,7 @@ export interface PageJobResult {
 }
 
 /** The rendered document, refused in the page when it is over the body limit (only that much is copied out). */
-const documentHtml = async (session: PageSession): Promise<string> => {
+export const documentHtml = async (session: PageSession): Promise<string> => {
   const html = await session.evaluate<string | null>(boundedDocumentHtml(MAX_BODY_BYTES))
   if (html === null || Buffer.byteLength(html) > MAX_BODY_BYTES) throw new JobFailure('response_too_large', bodyTooLarge('rendered document').message)
   return html
@@ -63,7 +66,7 @@ const documentHtml = async (session: PageSession): Promise<string> => {
 /** Errors of a read that a late navigation (meta refresh, script redirect) interrupted: worth one more try. */
 const INTERRUPTED_BY_NAVIGATION = /Execution context was destroyed|Cannot find context|navigat/i
 
-const settled = async <T>(session: PageSession, read: () => Promise<T>, remainingMs: () => number, isGone: (e: unknown) => boolean): Promise<T> => {
+export const settled = async <T>(session: PageSession, read: () => Promise<T>, remainingMs: () => number, isGone: (e: unknown) => boolean): Promise<T> => {
   for (let attempt = 1; ; attempt++) {
     try {
       return await read()
@@ -75,19 +78,17 @@ const settled = async <T>(session: PageSession, read: () => Promise<T>, remainin
 }
 
 /**
- * The browser job after the page is open: navigate, check for blocks, accept consent, run actions, scroll for lazy
- * content, then capture. Throws JobFailure for outcomes it decides; other errors are classified by the engine.
+ * Opens `url` in the page within the navigation timeout (cut to what is left of the job) and checks that the answer
+ * is the target's: a gateway refusal is `egress_denied`, a gateway failure `network_error` (or `proxy_error`).
  */
-export const runPageJob = async (options: PageJobOptions): Promise<PageJobResult> => {
+export const navigateTo = async (options: NavigateOptions, url: string): Promise<{ readonly main: MainResponse | null; readonly navigationMs: number }> => {
   const { session, spec } = options
   const remainingMs = () => options.deadline - Date.now()
-  const details: Record<string, unknown> = {}
-
   const navigationBudget = Math.min(spec.navigation_timeout_ms, remainingMs())
   const navStarted = Date.now()
   let main: MainResponse | null
   try {
-    main = await session.goto(spec.target_url, { waitUntil: spec.wait_until, timeoutMs: Math.max(1, navigationBudget) })
+    main = await session.goto(url, { waitUntil: spec.wait_until, timeoutMs: Math.max(1, navigationBudget) })
   } catch (error) {
     if (options.isGone(error)) throw error
     if (isTimeoutError(error)) {
@@ -109,6 +110,20 @@ export const runPageJob = async (options: PageJobOptions): Promise<PageJobResult
     }
     options.onTargetResponse(main)
   }
+
+  return { main, navigationMs }
+}
+
+/**
+ * The browser job after the page is open: navigate, check for blocks, accept consent, run actions, scroll for lazy
+ * content, then capture. Throws JobFailure for outcomes it decides; other errors are classified by the engine.
+ */
+export const runPageJob = async (options: PageJobOptions): Promise<PageJobResult> => {
+  const { session, spec } = options
+  const remainingMs = () => options.deadline - Date.now()
+  const details: Record<string, unknown> = {}
+
+  const { main, navigationMs } = await navigateTo(options, spec.target_url)
 
   const isGone = options.isGone
   const read = <T>(f: () => Promise<T>) => settled(session, f, remainingMs, isGone)

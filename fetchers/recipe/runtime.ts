@@ -1,14 +1,16 @@
 /**
- * The recipe runtime for light-engine steps: runs `request`, `paginate` and `follow` steps through a fetch function
- * (the light engine behind the egress gateway), classifies every response with the recipe's assertions, extracts
- * with locator chains, builds the output and validates it against the contract's output schema. It never throws
- * for what a site does: every ending is an outcome of SPEC 3.5.
+ * The recipe runtime: runs light steps (`request`, `paginate`, `follow`) through a fetch function (the light engine
+ * behind the egress gateway) and browser steps (`navigate`, `click`, `fill`, `scroll`, `wait_for_selector`,
+ * `dismiss_consent`) on a scripted browser page, classifies every response (and every rendered document) with the
+ * recipe's assertions, extracts with locator chains, builds the output and validates it against the contract's
+ * output schema. It never throws for what a site does: every ending is an outcome of SPEC 3.5.
  */
 import type { RecipeOutcome } from '../../domain/recipe/outcomes.js'
 import { schemaProblems } from '../../domain/recipe/schemas.js'
 import { renderForm, renderJson, renderText, renderUrl, type TemplateScope } from '../../domain/recipe/template.js'
 import { stepName } from '../../domain/recipe/lint.js'
 import type { Assertion, Contract, Extractor, Recipe, RequestTemplate, Step } from '../../domain/recipe/types.js'
+import type { PageSnapshot, ScriptedPage } from '../browser/scripted-page.js'
 import { applyTransforms } from '../extraction/transforms.js'
 import { PageContext } from '../extraction/page.js'
 import { locate, locateItems } from './locate.js'
@@ -39,7 +41,12 @@ export interface RecipeRunRequest {
   /** Pages a paginate step may fetch. */
   readonly maxPages: number
   readonly fetch: RecipeFetch
+  /** The page browser steps drive (contracts on a browser engine); without it they end the run in `error`. */
+  readonly browser?: ScriptedPage
 }
+
+/** How long `wait_for_selector` waits when the step names no timeout_ms. */
+export const DEFAULT_WAIT_MS = 10_000
 
 export interface RecipeRunResult {
   readonly outcome: RecipeOutcome
@@ -113,15 +120,47 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
 
   const scope = (page?: number): TemplateScope => ({ input: run.input, vars, ...(page !== undefined ? { page } : {}) })
 
+  /** A response the assertions accepted (an ok_empty marker is noted); any other classification ends the run. */
+  const classified = (response: RecipeHttpResponse, step: string, what: string): Fetched => {
+    const fetched = { response, page: pageOf(response) }
+    const outcome = classify(impl.assertions, step, fetched)
+    if (outcome === 'ok_empty') emptySteps.add(step)
+    else if (outcome !== null) throw new Ended(outcome, `${step}: ${what} ${new URL(response.url).pathname} answered HTTP ${response.status}, classified ${outcome}`)
+    return fetched
+  }
+
   const fetchOne = async (request: RecipeHttpRequest, step: string): Promise<Fetched> => {
     const answer = await run.fetch(request)
     fetchedCount += 1
     if (!answer.ok) throw new Ended(answer.outcome, answer.message)
-    const fetched = { response: answer.response, page: pageOf(answer.response) }
-    const outcome = classify(impl.assertions, step, fetched)
-    if (outcome === 'ok_empty') emptySteps.add(step)
-    else if (outcome !== null) throw new Ended(outcome, `${step}: ${request.method} ${new URL(request.url).pathname} answered HTTP ${answer.response.status}, classified ${outcome}`)
-    return fetched
+    return classified(answer.response, step, request.method)
+  }
+
+  // Browser steps: the page last opened by navigate, and whether clicks or fills changed it since it was read.
+  let opened: { name: string; url: string; changed: boolean } | null = null
+  const browser = (step: string): ScriptedPage => {
+    if (!run.browser) throw new Ended('error', `${step} needs a browser engine`)
+    return run.browser
+  }
+  const rendered = (snapshot: PageSnapshot, url: string): RecipeHttpResponse =>
+    ({ status: snapshot.status, headers: { ...snapshot.headers, 'content-type': 'text/html' }, body: snapshot.html, url })
+  /** The page as the steps left it replaces what navigate read, and is classified again (a "no results" marker, a block page). */
+  const settle = async () => {
+    if (!opened?.changed) return
+    const page = opened
+    pages.set(page.name, [classified(rendered(await browser(page.name).snapshot(), page.url), page.name, 'the page at')])
+    page.changed = false
+  }
+  const openPage = (step: string) => {
+    if (!opened) throw new Ended('error', `${step}: a browser step before any navigate`)
+    return opened
+  }
+  const onElement = async (step: string, found: Promise<number | null>, what: string) => {
+    const page = openPage(step)
+    const index = await found
+    if (index === null) throw new Ended('layout_changed', `${step}: ${what} found no element to act on within its time (none of the locators matched, or the element stayed covered or disabled)`)
+    matched[step] = index
+    page.changed = true
   }
 
   const build = (template: RequestTemplate, page?: number): RecipeHttpRequest => {
@@ -178,13 +217,39 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
       try { url = new URL(found.values[0], from!.response.url) } catch { throw new Ended('layout_changed', `${name}: the URL to follow is not a URL`) }
       if (!recipe.hosts.includes(url.origin)) throw new Ended('error', `${name}: the URL to follow leaves the recipe's hosts`)
       pages.set(step.follow.as, [await fetchOne({ method: 'GET', url: url.href, headers: { ...step.follow.headers } }, step.follow.as)])
+    } else if ('navigate' in step) {
+      const url = renderUrl(step.navigate.url, step.navigate.query, scope(), recipe.hosts)
+      if (!url.ok) throw new Ended('error', url.error)
+      const page = browser(name)
+      await settle()
+      const answer = await page.navigate(url.value)
+      fetchedCount += 1
+      if (!answer.ok) throw new Ended(answer.outcome, answer.message)
+      opened = { name, url: url.value, changed: false }
+      pages.set(name, [classified(rendered(answer.snapshot, url.value), name, 'GET')])
+    } else if ('click' in step) {
+      openPage(name)
+      await onElement(name, browser(name).click(step.click.locators, step.click.timeout_ms), 'click')
+    } else if ('fill' in step) {
+      openPage(name)
+      const value = renderText(step.fill.value, scope())
+      if (!value.ok) throw new Ended('error', `${name}: ${value.error}`)
+      await onElement(name, browser(name).fill(step.fill.locators, value.value, step.fill.timeout_ms), 'fill')
+    } else if ('wait_for_selector' in step) {
+      openPage(name)
+      await onElement(name, browser(name).waitFor(step.wait_for_selector.locators, step.wait_for_selector.timeout_ms ?? DEFAULT_WAIT_MS), 'wait_for_selector')
+    } else if ('scroll' in step) {
+      openPage(name).changed = true
+      await browser(name).scroll()
     } else {
-      throw new Ended('error', `${Object.keys(step)[0]} needs a browser engine`)
+      openPage(name).changed = true
+      await browser(name).dismissConsent()
     }
   }
 
   try {
     for (const [index, step] of impl.steps.entries()) await runStep(step, index)
+    await settle()
     const extracted: Record<string, unknown> = {}
     const firstPage = stepName(impl.steps[0]!, 0)
     for (const [name, extractor] of Object.entries(impl.extract)) {

@@ -126,6 +126,8 @@ const openSession = async (browser: Browser, options: SessionOptions): Promise<P
       },
       click: async (selector, timeoutMs) => { await page.click(selector, { timeout: timeoutMs }) },
       fill: (selector, value, timeoutMs) => page.fill(selector, value, { timeout: timeoutMs }),
+      selectorOf: (locator) => ('css' in locator ? `css=${locator.css}` : `xpath=${locator.xpath}`),
+      count: (selector) => page.locator(selector).count(),
       evaluate: <T>(expression: string) => page.evaluate(expression) as Promise<T>,
       evaluateInFrames: async <T>(expression: string) => {
         const results = await Promise.all(page.frames().map((frame) => frame.evaluate(expression).then((v) => [v as T], () => [])))

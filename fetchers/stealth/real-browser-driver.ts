@@ -166,6 +166,8 @@ const openSession = async (browser: Browser, options: SessionOptions, fingerprin
       },
       click: (selector, timeoutMs) => page.locator(selector).setTimeout(timeoutMs).click(),
       fill: (selector, value, timeoutMs) => page.locator(selector).setTimeout(timeoutMs).fill(value),
+      selectorOf: (locator) => ('css' in locator ? locator.css : `::-p-xpath(${locator.xpath})`),
+      count: async (selector) => (await page.$$(selector)).length,
       evaluate: <T>(expression: string) => page.evaluate(expression) as Promise<T>,
       evaluateInFrames: async <T>(expression: string) => {
         const results = await Promise.all(page.frames().map((frame) => frame.evaluate(expression).then((v) => [v as T], () => [])))
