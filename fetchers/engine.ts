@@ -17,6 +17,8 @@ export type EngineOutcome =
 
 export interface EngineRequest {
   readonly job_id: string
+  /** The job's organization: the light tier shares connections among one organization's jobs only. */
+  readonly org_id: string
   readonly spec: JobSpec
   /** Aborted on shutdown: the engine stops and the job is picked up again after restart. */
   readonly signal: AbortSignal

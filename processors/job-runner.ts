@@ -81,13 +81,13 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
     }
     await run(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope)))
     if (recipeBlock && options.recipes) {
-      const command = await runRecipeJob(jobId, { ...state.spec, recipe: recipeBlock }, engine, options.recipes, shutdown.signal, now)
+      const command = await runRecipeJob(jobId, state.org_id, { ...state.spec, recipe: recipeBlock }, engine, options.recipes, shutdown.signal, now)
       if (shutdown.signal.aborted) throw new Error('abandoned at shutdown')
       await finish(command)
       return
     }
     const engineStartedAt = Date.now()
-    const outcome = await engine.run({ job_id: jobId, spec: state.spec, signal: shutdown.signal }).catch((error: unknown) => {
+    const outcome = await engine.run({ job_id: jobId, org_id: state.org_id, spec: state.spec, signal: shutdown.signal }).catch((error: unknown) => {
       if (shutdown.signal.aborted) throw error
       options.log(`engine ${engine.tier} crashed on job ${jobId}`, error)
       return failure('engine_error', 'the engine failed unexpectedly', {

@@ -29,7 +29,7 @@ const ended = (outcome: RecipeRunResult['outcome'], detail: string): RecipeRunRe
  * reserved, for page-billed contracts); every other outcome fails the job with the outcome as failure_reason, free.
  */
 export const runRecipeJob = async (
-  jobId: string, spec: JobSpec & { recipe: RecipeRunSpec }, engine: Engine, options: RecipeRunOptions, signal: AbortSignal, now: () => string,
+  jobId: string, orgId: string, spec: JobSpec & { recipe: RecipeRunSpec }, engine: Engine, options: RecipeRunOptions, signal: AbortSignal, now: () => string,
 ): Promise<JobCommand> => {
   const block = spec.recipe
   const startedAt = Date.now()
@@ -39,9 +39,10 @@ export const runRecipeJob = async (
   if (!recipe || !contract) result = ended('error', `recipe ${block.slug} contract ${block.contract} is not served by this deployment`)
   else {
     const run = { recipe, contract, input: block.input, maxPages: block.max_pages }
+    const job = { job_id: jobId, org_id: orgId }
     result = contract.engine === 'light'
-      ? await runRecipe({ ...run, fetch: engineFetch(engine, jobId, spec, options.overrides, signal) })
-      : await engineBrowse(engine, jobId, spec, options.overrides, signal, (browser) => runRecipe({ ...run, fetch: NO_LIGHT_REQUESTS, browser }))
+      ? await runRecipe({ ...run, fetch: engineFetch(engine, job, spec, options.overrides, signal) })
+      : await engineBrowse(engine, job, spec, options.overrides, signal, (browser) => runRecipe({ ...run, fetch: NO_LIGHT_REQUESTS, browser }))
     if (result.output !== undefined && Buffer.byteLength(JSON.stringify(result.output)) > MAX_INLINE_OUTPUT_BYTES) {
       result = { ...ended('error', `the output is larger than ${MAX_INLINE_OUTPUT_BYTES} bytes`), pages: result.pages }
     }

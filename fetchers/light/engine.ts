@@ -1,4 +1,5 @@
 import { createTransport, fetch as wreqFetch, type Response as WreqResponse } from 'wreq-js'
+import { makeTransportPool } from './transport-pool.js'
 import { checkTargetUrl, type Allowlist } from '../../domain/address-policy.js'
 import type { HttpMethod, JobSpec } from '../../domain/job/spec.js'
 import { failure, type Engine, type EngineOutcome } from '../engine.js'
@@ -17,7 +18,7 @@ export interface LightEngineOptions {
   /** The egress gateway every request is sent through. */
   readonly proxyUrl: string
   readonly allowlist: Allowlist
-  /** Trust the CAs of SSL_CERT_FILE (and the system's default paths) beside Mozilla's roots; building that store costs each job time. */
+  /** Trust the CAs of SSL_CERT_FILE (and the system's default paths) beside Mozilla's roots; building that store costs each new transport time. */
   readonly trustExtraCaFile: boolean
 }
 
@@ -56,12 +57,17 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
     if (status === 502) return new JobFailure('network_error', 'the target host could not be resolved or reached')
     return error
   }
-  const run = async (spec: JobSpec, signal: AbortSignal): Promise<EngineOutcome> => {
+  const transports = makeTransportPool({
+    create: () => createTransport({ ...chromiumTransport, proxy: options.proxyUrl, trustStore: options.trustExtraCaFile ? 'combined' : 'mozilla' }),
+    idleMs: 30_000,
+    maxIdle: 64,
+  })
+  const run = async (orgId: string, spec: JobSpec, signal: AbortSignal): Promise<EngineOutcome> => {
     const started = Date.now()
     const timeoutSignal = AbortSignal.timeout(spec.timeout_ms)
     const combined = AbortSignal.any([signal, timeoutSignal])
-    // One transport per job: its connection pool belongs to this job only. Requests keep no cookies (ephemeral).
-    const transport = await createTransport({ ...chromiumTransport, proxy: options.proxyUrl, trustStore: options.trustExtraCaFile ? 'combined' : 'mozilla' })
+    // The organization's own transport (transport-pool.ts). Requests keep no cookies (ephemeral).
+    const { transport, release } = await transports.lease(orgId)
     const ownHeaders = { ...(spec.headers ?? {}), ...(spec.user_agent ? { 'user-agent': spec.user_agent } : {}) }
     const policy = spec.retry_policy
     let attempt = 0
@@ -143,14 +149,14 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
       const failed = classifyError(error, timeoutSignal.aborted)
       return failure(failed.reason, failed.message, { manifest: manifest() })
     } finally {
-      await transport.close()
+      release()
     }
   }
 
   return {
     tier: 'light',
-    run: (request) => run(request.spec, request.signal),
-    close: async () => {},
+    run: (request) => run(request.org_id, request.spec, request.signal),
+    close: () => transports.close(),
   }
 }
 

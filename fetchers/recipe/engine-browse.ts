@@ -1,7 +1,7 @@
 import { overriddenUrl, type OriginOverrides } from '../../domain/recipe/catalogue.js'
 import type { JobSpec } from '../../domain/job/spec.js'
 import type { ScriptedPage } from '../browser/scripted-page.js'
-import type { Engine } from '../engine.js'
+import type { Engine, EngineRequest } from '../engine.js'
 import type { RecipeRunResult } from './runtime.js'
 
 /** A browser session only reads documents: no artifacts are built, so the spec asks for none. */
@@ -16,13 +16,13 @@ const NOTHING = {
  * A session the engine ended (its deadline, a crash, no browser) is the run's `timeout` or `error`.
  */
 export const engineBrowse = async (
-  engine: Engine, jobId: string, spec: JobSpec, overrides: OriginOverrides, signal: AbortSignal,
+  engine: Engine, job: Pick<EngineRequest, 'job_id' | 'org_id'>, spec: JobSpec, overrides: OriginOverrides, signal: AbortSignal,
   run: (page: ScriptedPage) => Promise<RecipeRunResult>,
 ): Promise<RecipeRunResult> => {
   if (!engine.browse) return { outcome: 'error', pages: 0, detail: `the ${engine.tier} engine cannot run browser steps`, matched: {} }
   const { extraction: _unused, ...base } = spec
   let navigations = 0
-  const outcome = await engine.browse({ job_id: jobId, signal, spec: { ...base, actions: [], artifact_options: { ...spec.artifact_options, ...NOTHING } } },
+  const outcome = await engine.browse({ ...job, signal, spec: { ...base, actions: [], artifact_options: { ...spec.artifact_options, ...NOTHING } } },
     (page) => run({ ...page, navigate: (url) => { navigations += 1; return page.navigate(overriddenUrl(url, overrides)) } }))
   if (outcome.ok) return outcome.value
   const timedOut = outcome.failure_reason === 'timeout' || outcome.failure_reason === 'navigation_timeout'

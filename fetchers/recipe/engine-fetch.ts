@@ -1,6 +1,6 @@
 import { overriddenUrl, type OriginOverrides } from '../../domain/recipe/catalogue.js'
 import type { JobSpec } from '../../domain/job/spec.js'
-import type { Engine } from '../engine.js'
+import type { Engine, EngineRequest } from '../engine.js'
 import type { RecipeFetch } from './runtime.js'
 
 const BODY_ONLY = {
@@ -13,11 +13,11 @@ const BODY_ONLY = {
  * through the egress gateway like any job. RECIPE_ORIGIN_OVERRIDES move the connection to a local origin; the
  * response keeps the real URL, so relative links resolve against the site.
  */
-export const engineFetch = (engine: Engine, jobId: string, spec: JobSpec, overrides: OriginOverrides, signal: AbortSignal): RecipeFetch =>
+export const engineFetch = (engine: Engine, job: Pick<EngineRequest, 'job_id' | 'org_id'>, spec: JobSpec, overrides: OriginOverrides, signal: AbortSignal): RecipeFetch =>
   async (request) => {
     const { extraction: _unused, ...base } = spec
     const outcome = await engine.run({
-      job_id: jobId, signal,
+      ...job, signal,
       spec: {
         ...base, target_url: overriddenUrl(request.url, overrides), method: request.method, headers: request.headers,
         body: request.body ?? null, artifact_options: { ...spec.artifact_options, ...BODY_ONLY },

@@ -44,8 +44,11 @@ const newConnections = async (run: () => Promise<void>): Promise<CapturedConnect
   return server.connections.slice(before)
 }
 
+// An organization of its own per job, as Chromium's context per navigation: the light tier shares connections only
+// among one organization's jobs (fetchers/light/transport-pool.ts), so each job opens a new connection.
 const light = await newConnections(async () => {
   for (let i = 0; i < CONNECTIONS; i++) {
+    const { key } = await svc.createOrg('pro')
     const submitted = await svc.api('POST', '/v1/jobs', { key, body: { job_type: 'light', target_url: target } })
     const result = await svc.waitForResult(key, submitted.body.job_id)
     if (result.body.status !== 'succeeded') throw new Error(`light job failed: ${JSON.stringify(result.body)}`)

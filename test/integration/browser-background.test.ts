@@ -69,7 +69,7 @@ for (const tier of ['standard', 'stealth'] as const) {
     const mark = seen.length
     const engine = engines[tier]()
     try {
-      const outcome = await engine.run({ job_id: `bg-${tier}`, spec: specOf({ job_type: tier, target_url: `${site.origin}/app.html` }), signal: new AbortController().signal })
+      const outcome = await engine.run({ job_id: `bg-${tier}`, org_id: 'org-background', spec: specOf({ job_type: tier, target_url: `${site.origin}/app.html` }), signal: new AbortController().signal })
       t.equal(outcome.ok, true, outcome.ok ? 'succeeded' : outcome.message)
       // Chromium makes most of its own calls in the first seconds after launch.
       await new Promise((r) => setTimeout(r, 5_000))

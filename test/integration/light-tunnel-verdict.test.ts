@@ -15,7 +15,7 @@ t.teardown(async () => { await engine.close(); await gateway.close() })
 const run = async (target_url: string) => {
   const checked = validateJobSpec({ job_type: 'light', target_url, retry_policy: { max_attempts: 1 } }, { allowlist: parseAllowlist(''), isTimeZone: () => true })
   if (!checked.ok) throw new Error(JSON.stringify(checked))
-  return engine.run({ job_id: 'tunnel-verdict', spec: checked.spec, signal: new AbortController().signal })
+  return engine.run({ job_id: 'tunnel-verdict', org_id: 'org-tunnel-verdict', spec: checked.spec, signal: new AbortController().signal })
 }
 
 t.test('an HTTPS target the gateway refuses at CONNECT fails with egress_denied, not a network error', async (t) => {
