@@ -8,7 +8,7 @@ import { startFixtureSite } from '../fixtures/site.js'
 import { verificationLink } from '../helpers/mail.js'
 import { fixturesOf } from '../helpers/recipe-fixtures.js'
 import { startRecipeSite } from '../helpers/recipe-site.js'
-import { startService } from '../helpers/service.js'
+import { startService, waitFor } from '../helpers/service.js'
 
 /** Screenshots of the main pages at both widths, for people to look at; gitignored. */
 const SHOTS = join(process.cwd(), '.screenshots', 'dashboard')
@@ -264,6 +264,29 @@ t.test('the main pages at 390 px', async (t) => {
     await noHorizontalScroll(t, name)
   }
   await page.setViewportSize({ width: 1280, height: 900 })
+})
+
+t.test('the tab replaces its one-hour key before it runs out, and a key that stopped working, revoking the old one', async (t) => {
+  type Stored = { key_id: string; api_key: string; expires_at: string }
+  const stored = async () => JSON.parse((await page.evaluate(() => sessionStorage.getItem('scrapeworks.dashboard.key')))!) as Stored
+  const first = await stored()
+  const lifetime = Date.parse(first.expires_at) - Date.now()
+  t.ok(lifetime > 50 * 60_000 && lifetime <= 60 * 60_000, 'the key expires within the hour')
+  // Five minutes left: the next v1 call gets a new key first.
+  await page.evaluate((key) => { sessionStorage.setItem('scrapeworks.dashboard.key', JSON.stringify({ ...key, expires_at: new Date(Date.now() + 300_000).toISOString() })) }, first)
+  await page.goto(`${base}/app/#/jobs`)
+  await page.getByRole('link', { name: `${site.origin}/page` }).first().waitFor()
+  const second = await stored()
+  t.not(second.key_id, first.key_id, 'a new key')
+  t.equal((await svc.api('GET', '/v1/jobs', { key: second.api_key })).status, 200)
+  await waitFor(async () => (await svc.api('GET', '/v1/jobs', { key: first.api_key })).status === 401)
+  t.pass('the replaced key is revoked')
+  // A key the API refuses (here the revoked one, still within its stored expiry) is replaced and the call retried.
+  await page.evaluate((key) => { sessionStorage.setItem('scrapeworks.dashboard.key', JSON.stringify(key)) }, { ...first, expires_at: second.expires_at })
+  await page.goto(`${base}/app/#/usage`)
+  await page.getByText('credits used').waitFor()
+  const third = await stored()
+  t.ok(third.key_id !== first.key_id && third.key_id !== second.key_id, 'a refused key is replaced')
 })
 
 t.test('sign out revokes the dashboard\'s key and ends the session', async (t) => {

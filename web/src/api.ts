@@ -106,8 +106,10 @@ export const v1 = async <T>(method: string, path: string, body?: unknown): Promi
     return await send<T>(method, path, body, key.api_key)
   } catch (error) {
     if (!(error instanceof ApiError) || error.status !== 401) throw error
-    setSessionKey(null)
-    return send<T>(method, path, body, (await renewKey()).api_key)
+    // Several calls may have been refused at once: the first renews, the others use its key.
+    const current = sessionKey()
+    const next = current && current.key_id !== key.key_id ? current : await renewKey()
+    return send<T>(method, path, body, next.api_key)
   }
 }
 

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { ApiError, call, type AccountPage } from '../api'
 import { asApiError, Empty, ErrorBox, Field, Loading, StatusBadge, useLoad, when } from '../ui'
 
@@ -57,6 +57,12 @@ export const ContentMonitors = () => {
 
 const ContentRuns = ({ monitorId }: { monitorId: string }) => {
   const runs = useLoad(() => call<{ runs: ContentRun[] }>('GET', `/content-monitors/${monitorId}/runs?limit=20`), [monitorId])
+  const going = runs.data?.runs.some((r) => r.status === 'pending' || r.status === 'running') ?? false
+  useEffect(() => {
+    if (!going) return
+    const timer = setTimeout(runs.reload, 1000)
+    return () => clearTimeout(timer)
+  }, [runs.data])
   if (runs.error) return <ErrorBox error={runs.error} retry={runs.reload} />
   if (!runs.data) return <Loading what="runs" />
   if (runs.data.runs.length === 0) return <Empty>No runs yet.</Empty>
