@@ -11,6 +11,7 @@ import { startBrowserSite } from '../test/fixtures/browser-site.js'
 import { tempDataDir } from '../test/helpers/service.js'
 import { runCli, spawnService } from '../test/helpers/process.js'
 import { fmt, percentile, pool } from './stats.js'
+import { awaitSucceededResult } from './await-result.js'
 
 const N = Number(process.env.BENCH_JOBS ?? 24)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2)
@@ -46,18 +47,7 @@ const serviceJob = (job_type: 'standard' | 'stealth') => async () => {
   const res = await fetch(`${service.base}/v1/jobs`, { method: 'POST', headers, body: JSON.stringify({ job_type, target_url: target, artifact_options: { no_scroll: true } }) })
   if (res.status !== 202) throw new Error(`submission failed: ${res.status} ${await res.text()}`)
   const { job_id } = (await res.json()) as { job_id: string }
-  for (;;) {
-    const result = await fetch(`${service.base}/v1/jobs/${job_id}/result`, { headers })
-    if (result.status === 200) {
-      const body = (await result.json()) as { status: string }
-      if (body.status !== 'succeeded') throw new Error(`job failed: ${JSON.stringify(body)}`)
-      return
-    }
-    // Anything but "not ready yet" would silently turn into waiting: fail instead.
-    if (result.status !== 409) throw new Error(`result poll answered ${result.status}: ${await result.text()}`)
-    await result.arrayBuffer()
-    await new Promise((r) => setTimeout(r, 20))
-  }
+  await awaitSucceededResult(service.base, job_id, headers)
 }
 
 /** The part of a browser both raw loops need; playwright-core and puppeteer name only the context factory differently. */

@@ -8,6 +8,7 @@ import { tempDataDir, waitFor } from '../test/helpers/service.js'
 import { runCli, spawnService } from '../test/helpers/process.js'
 import { rawLightFetch } from './raw-light-fetch.js'
 import { fmt, percentile, pool } from './stats.js'
+import { awaitSucceededResult } from './await-result.js'
 
 const N = Number(process.env.BENCH_JOBS ?? 300)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
@@ -17,7 +18,7 @@ const env = { DATA_DIR: tempDataDir('bench-light'), SSRF_ALLOWLIST: `127.0.0.1:$
 const { api_key: adminKey } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise', '--rate-limit-rpm', '100000', '--daily-quota', '100000000'])
 const service = await spawnService(env)
 process.on('exit', () => service.child.kill('SIGKILL')) // also when the bench fails half-way
-// Results are polled often: a key whose request rate is not the limit being measured.
+// A key whose request rate is not the limit being measured.
 await waitFor(async () => (await fetch(`${service.base}/v1/keys`, { headers: { 'x-api-key': adminKey } })).status === 200, 30_000)
 const created = await fetch(`${service.base}/v1/keys`, {
   method: 'POST', headers: { 'x-api-key': adminKey, 'content-type': 'application/json' },
@@ -34,14 +35,7 @@ const runServiceJobs = async (count: number) => {
     const t0 = performance.now()
     const res = await fetch(`${service.base}/v1/jobs`, { method: 'POST', headers, body: JSON.stringify({ job_type: 'light', target_url: `${site.origin}/page` }) })
     const { job_id } = (await res.json()) as { job_id: string }
-    for (;;) {
-      const result = await fetch(`${service.base}/v1/jobs/${job_id}/result`, { headers })
-      if (result.status === 200) { const body = (await result.json()) as { status: string }; if (body.status !== 'succeeded') throw new Error(`job failed: ${JSON.stringify(body)}`); break }
-      // Anything but "not ready yet" must not turn into waiting forever.
-      if (result.status !== 409) throw new Error(`result poll answered ${result.status}: ${await result.text()}`)
-      await result.arrayBuffer()
-      await new Promise((r) => setTimeout(r, 5))
-    }
+    await awaitSucceededResult(service.base, job_id, headers)
     latencies.push(performance.now() - t0)
   })
   return { seconds: (performance.now() - started) / 1000, latencies }

@@ -77,3 +77,7 @@ export const awaitJobEnd = (jobId: string, deadline: Date) =>
     if (ended !== null) return ended
     return yield* Effect.raceFirst(expired, watch)
   })
+
+/** awaitJobEnd for at most `seconds` from the Clock's now. */
+export const awaitJobEndWithin = (jobId: string, seconds: number) =>
+  Effect.flatMap(Clock, (clock) => awaitJobEnd(jobId, new Date(clock.now().getTime() + seconds * 1000)))

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { submitAdmittedJob } from '../../commands/admit-job.js'
 import { requestJobDeletion } from '../../commands/purge.js'
+import { awaitJobEndWithin } from '../../commands/job-ends.js'
 import { coverage, isHeld } from '../../domain/retention/coverage.js'
 import { LIFECYCLE_JOBS } from '../../projections/lifecycle.js'
 import { activeHolds } from '../../projections/retention-queries.js'
@@ -21,6 +22,9 @@ const isTimeZone = (zone: string) => {
   try { new Intl.DateTimeFormat('en-US', { timeZone: zone }); return true } catch { return false }
 }
 
+
+/** The longest a result request may wait for its job to end (`?wait=`). */
+const MAX_RESULT_WAIT_SECONDS = 60
 
 export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
   app.post('/v1/jobs', {
@@ -119,14 +123,25 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     preHandler: requireApiKey(ctx, 'jobs.read'),
     schema: {
       tags: ['jobs'], summary: 'Get the result of a finished job', security, params: jobIdParams,
-      description: 'Answers 409 `result_not_ready` while the job is queued or running; then the job record with its manifest and artifacts (download each through the artifact route).',
-      response: { 200: { $ref: 'Job#' }, ...errors(401, 403, 404, 409) },
+      description: 'The job record with its manifest and artifacts (download each through the artifact route) once the job has ended. While it is queued or running, answers 409 `result_not_ready` at once, or with `wait=SECONDS` (at most 60) holds the request until the job ends and then answers 200, or answers 409 `result_not_ready` when the wait runs out (a long poll: no client-side polling needed). `wait` outside 0..60 answers 422 `invalid_wait`.',
+      querystring: {
+        type: 'object', additionalProperties: false,
+        properties: { wait: { type: 'integer', minimum: 0, maximum: MAX_RESULT_WAIT_SECONDS, default: 0, description: 'Seconds to wait for the job to end (long poll).' } },
+      },
+      response: { 200: { $ref: 'Job#' }, ...errors(401, 403, 404, 409, 422) },
     },
   }, async (request) => {
     const { job_id } = request.params as { job_id: string }
-    const doc = await ctx.run(getJob(principalOf(request).org_id, job_id))
+    const { wait } = request.query as { wait: number }
+    const orgId = principalOf(request).org_id
+    let doc = await ctx.run(getJob(orgId, job_id))
+    if ((doc.status === 'queued' || doc.status === 'running') && wait > 0) {
+      const end = await ctx.run(awaitJobEndWithin(job_id, wait))
+      // The job's stream says it ended; the answer is the read model once it has caught up with that end.
+      if (end !== null) doc = (await ctx.run(waitForPosition(JOBS, job_id, end.position))) ?? doc
+    }
     if (doc.status === 'queued' || doc.status === 'running') {
-      throw new StateConflict({ code: 'result_not_ready', message: `job ${job_id} is ${doc.status}; retry shortly` })
+      throw new StateConflict({ code: 'result_not_ready', message: `job ${job_id} is ${doc.status}; ${wait > 0 ? `it did not end within ${wait} s` : 'retry shortly, or wait with ?wait=SECONDS'}` })
     }
     return jobView(doc)
   })
