@@ -46,11 +46,14 @@ export const monitorChangesProjection = defineProjection({
   },
 })
 
-/** Another organization's change (or one of another monitor) is indistinguishable from a missing one. */
-export const getMonitorChange = (orgId: string, monitorId: string, changeId: string) =>
+/**
+ * Another organization's change (or one of another monitor), and one detected before `since` (older than the plan's
+ * history), are indistinguishable from a missing one.
+ */
+export const getMonitorChange = (orgId: string, monitorId: string, changeId: string, since: string) =>
   Effect.gen(function* () {
     const doc = yield* getDoc(MONITOR_CHANGES, changeId)
-    if (!doc || doc.org_id !== orgId || doc.monitor_id !== monitorId) return yield* Effect.fail(new NotFound({ resource: 'change', id: changeId }))
+    if (!doc || doc.org_id !== orgId || doc.monitor_id !== monitorId || doc.detected_at < since) return yield* Effect.fail(new NotFound({ resource: 'change', id: changeId }))
     return doc
   })
 
@@ -62,11 +65,11 @@ const ownMonitor = (orgId: string, monitorId: string) =>
     return monitor
   })
 
-/** Newest first. */
-export const listMonitorChanges = (orgId: string, monitorId: string, page: number, perPage: number) =>
+/** Newest first, those detected from `since` on (the plan's history). */
+export const listMonitorChanges = (orgId: string, monitorId: string, since: string, page: number, perPage: number) =>
   Effect.gen(function* () {
     yield* ownMonitor(orgId, monitorId)
-    const filter = { monitor_id: monitorId }
+    const filter = { monitor_id: monitorId, detected_at: { $gte: since } }
     const [items, total] = yield* Effect.all([
       findDocs(MONITOR_CHANGES, filter, { sort: [['detected_at', 'desc'], ['change_id', 'asc']], skip: (page - 1) * perPage, limit: perPage }),
       countDocs(MONITOR_CHANGES, filter),
@@ -75,9 +78,9 @@ export const listMonitorChanges = (orgId: string, monitorId: string, page: numbe
   })
 
 /** The stored diff of a change: lines prefixed `-` (removed) and `+` (added). */
-export const monitorChangeDiff = (orgId: string, monitorId: string, changeId: string) =>
+export const monitorChangeDiff = (orgId: string, monitorId: string, changeId: string, since: string) =>
   Effect.gen(function* () {
-    const change = yield* getMonitorChange(orgId, monitorId, changeId)
+    const change = yield* getMonitorChange(orgId, monitorId, changeId, since)
     const blob = yield* (yield* BlobStore).get(change.diff_key).pipe(
       Effect.catchTag('BlobNotFound', () => Effect.fail(new NotFound({ resource: 'diff', id: changeId }))),
     )

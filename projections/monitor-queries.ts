@@ -30,11 +30,11 @@ export const listMonitors = (orgId: string, query: MonitorListQuery) =>
     return { items, total }
   })
 
-/** A monitor's runs, newest first. */
-export const listMonitorRuns = (orgId: string, monitorId: string, page: number, perPage: number) =>
+/** A monitor's runs fired from `since` on (the plan's history), newest first. */
+export const listMonitorRuns = (orgId: string, monitorId: string, since: string, page: number, perPage: number) =>
   Effect.gen(function* () {
     yield* getMonitor(orgId, monitorId)
-    const filter = { monitor_id: monitorId }
+    const filter = { monitor_id: monitorId, fired_at: { $gte: since } }
     const [items, total] = yield* Effect.all([
       findDocs(MONITOR_RUNS, filter, { sort: [['fired_at', 'desc'], ['run_id', 'asc']], skip: (page - 1) * perPage, limit: perPage }),
       countDocs(MONITOR_RUNS, filter),

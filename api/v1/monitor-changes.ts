@@ -1,7 +1,9 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { currentTime } from '../../commands/clock.js'
 import { unsubscribeRecipient } from '../../commands/detection.js'
 import { Forbidden } from '../../domain/errors.js'
+import { historyStart } from '../../domain/monitor/plan-rules.js'
+import { PLANS, type PlanName } from '../../domain/plans.js'
 import { getMonitorChange, listMonitorChanges, monitorChangeDiff, type MonitorChangeDoc } from '../../projections/monitor-changes.js'
 import { principalOf, requireApiKey } from '../auth.js'
 import type { RouteContext } from '../context.js'
@@ -44,6 +46,9 @@ const unsubscribeQuery = {
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 export const monitorChangeRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
+  /** The oldest change the organization's plan still shows (`history_days` before now). */
+  const historySince = async (request: FastifyRequest) => historyStart(PLANS[principalOf(request).plan as PlanName], await ctx.run(currentTime))
+
   // One-click unsubscribe (RFC 8058) and the confirmation form post `List-Unsubscribe=One-Click` or nothing: the query says it all.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, _body, done) => done(null, undefined))
 
@@ -51,7 +56,7 @@ export const monitorChangeRoutes = async (app: FastifyInstance, ctx: RouteContex
     preHandler: requireApiKey(ctx, 'monitors.read'),
     schema: {
       tags: ['monitors'], summary: 'List the changes a monitor recorded', security, params: monitorParams,
-      description: 'Newest first. Another organization\'s monitor answers 404.',
+      description: 'Newest first: the changes detected within the plan\'s `history_days` (older ones are no longer listed, and answer 404 on their own). Another organization\'s monitor answers 404.',
       querystring: { type: 'object', additionalProperties: false, properties: { ...pagingProperties(20) } },
       response: {
         200: {
@@ -67,16 +72,16 @@ export const monitorChangeRoutes = async (app: FastifyInstance, ctx: RouteContex
   }, async (request) => {
     const { monitor_id } = request.params as { monitor_id: string }
     const q = request.query as { page: number; per_page: number }
-    const { items, total } = await ctx.run(listMonitorChanges(principalOf(request).org_id, monitor_id, q.page, q.per_page))
+    const { items, total } = await ctx.run(listMonitorChanges(principalOf(request).org_id, monitor_id, await historySince(request), q.page, q.per_page))
     return { items: items.map(changeView), total, page: q.page, per_page: q.per_page, page_count: Math.ceil(total / q.per_page) }
   })
 
   app.get('/v1/monitors/:monitor_id/changes/:change_id', {
     preHandler: requireApiKey(ctx, 'monitors.read'),
-    schema: { tags: ['monitors'], summary: 'Get a change record', security, params: changeParams, response: { 200: changeSchema, ...errors(401, 403, 404) } },
+    schema: { tags: ['monitors'], summary: 'Get a change record', description: 'A change older than the plan\'s `history_days` answers 404.', security, params: changeParams, response: { 200: changeSchema, ...errors(401, 403, 404) } },
   }, async (request) => {
     const { monitor_id, change_id } = request.params as { monitor_id: string; change_id: string }
-    return changeView(await ctx.run(getMonitorChange(principalOf(request).org_id, monitor_id, change_id)))
+    return changeView(await ctx.run(getMonitorChange(principalOf(request).org_id, monitor_id, change_id, await historySince(request))))
   })
 
   app.get('/v1/monitors/:monitor_id/changes/:change_id/diff', {
@@ -88,7 +93,7 @@ export const monitorChangeRoutes = async (app: FastifyInstance, ctx: RouteContex
     },
   }, async (request, reply) => {
     const { monitor_id, change_id } = request.params as { monitor_id: string; change_id: string }
-    const diff = await ctx.run(monitorChangeDiff(principalOf(request).org_id, monitor_id, change_id))
+    const diff = await ctx.run(monitorChangeDiff(principalOf(request).org_id, monitor_id, change_id, await historySince(request)))
     return reply.type('text/plain; charset=utf-8').send(diff)
   })
 

@@ -3,6 +3,7 @@ import { currentTime } from '../../commands/clock.js'
 import { createMonitor, deleteMonitor, loadOwnMonitor, pauseMonitor, resumeMonitor, runMonitorNow, updateMonitor } from '../../commands/monitors.js'
 import { MissingFields, ValidationFailed } from '../../domain/errors.js'
 import { validateMonitorCreate, validateMonitorUpdate } from '../../domain/monitor/request.js'
+import { historyStart } from '../../domain/monitor/plan-rules.js'
 import { PLANS, type PlanName } from '../../domain/plans.js'
 import { isTimeZone } from '../../domain/schedule/schedule.js'
 import { getMonitor, listMonitorRuns, listMonitors } from '../../projections/monitor-queries.js'
@@ -135,7 +136,7 @@ export const monitorRoutes = async (app: FastifyInstance, ctx: RouteContext) => 
   app.get('/v1/monitors/:monitor_id/runs', {
     preHandler: requireApiKey(ctx, 'monitors.read'),
     schema: {
-      tags, summary: 'List a monitor\'s runs', security, params: monitorParams, description: 'Run history, newest first.',
+      tags, summary: 'List a monitor\'s runs', security, params: monitorParams, description: 'Run history, newest first: the runs fired within the plan\'s `history_days` (older ones are no longer listed).',
       querystring: { type: 'object', additionalProperties: false, properties: { ...pagingProperties(20) } },
       response: {
         200: {
@@ -151,7 +152,8 @@ export const monitorRoutes = async (app: FastifyInstance, ctx: RouteContext) => 
   }, async (request) => {
     const principal = principalOf(request)
     const q = request.query as { page: number; per_page: number }
-    const { items, total } = await ctx.run(listMonitorRuns(principal.org_id, monitorIdOf(request), q.page, q.per_page))
+    const since = historyStart(PLANS[principal.plan as PlanName], await now())
+    const { items, total } = await ctx.run(listMonitorRuns(principal.org_id, monitorIdOf(request), since, q.page, q.per_page))
     return { items: items.map(monitorRunView), total, page: q.page, per_page: q.per_page, page_count: Math.ceil(total / q.per_page) }
   })
 

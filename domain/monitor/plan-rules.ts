@@ -29,3 +29,10 @@ export const planProblems = (fields: Pick<MonitorFields, 'cron' | 'timezone' | '
   }
   return problems
 }
+
+/**
+ * The oldest instant of a monitor's history the plan shows (SPEC 8 `history_days`): changes detected and runs fired
+ * before it are no longer listed nor readable. A plan without change detection keeps no history.
+ */
+export const historyStart = (plan: Plan, now: Date): string =>
+  new Date(now.getTime() - (plan.changeDetection?.historyDays ?? 0) * 86_400_000).toISOString()

@@ -117,3 +117,22 @@ t.test('a real price change is exactly one change per mode, with its diff on the
   t.equal((await changesOf(monitors.unreadable)).total, 0, 'an unreadable body is never a change')
   t.equal((await monitorOf(monitors.unreadable)).detection.health.status, 'unreadable')
 })
+
+t.test('history_days: changes and runs older than the plan\'s history (pro: 90 days) are no longer shown', async (t) => {
+  for (const id of all) t.equal((await svc.api('POST', `/v1/monitors/${id}/pause`, { key: org.key })).status, 200)
+  const id = monitors.text
+  const [change] = (await changesOf(id)).items
+  const changePath = `/v1/monitors/${id}/changes/${change.change_id}`
+  t.equal((await monitorOf(id)).detection.history_days, 90)
+
+  clock.set('2026-08-30T10:30:00.000Z')
+  t.equal((await changesOf(id)).total, 1, 'exactly 90 days later the change is still listed')
+  t.equal((await svc.api('GET', changePath, { key: org.key })).status, 200)
+  t.same((await runsOf(id)).map((r) => r.scheduled_for), ['2026-06-01T10:30:00.000Z'], 'and the run of that instant, the older runs gone')
+
+  clock.set('2026-08-30T10:30:00.001Z')
+  t.equal((await changesOf(id)).total, 0, 'a moment later it is not')
+  t.equal((await svc.api('GET', changePath, { key: org.key })).status, 404, 'nor readable on its own')
+  t.equal((await svc.api('GET', `${changePath}/diff`, { key: org.key })).status, 404, 'nor its diff')
+  t.equal((await runsOf(id)).length, 0, 'no run is left in the history')
+})
