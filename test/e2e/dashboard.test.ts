@@ -182,6 +182,8 @@ t.test('scrapes, content monitors, recipes and retention through the pages', asy
   await page.getByRole('heading', { name: 'Output' }).waitFor({ timeout: 30_000 })
   t.match(await page.locator('.card .badge').textContent(), /^ok$/, 'the run\'s outcome')
   t.match(await page.locator('.card pre.code').textContent(), /"full_name": "octocat\/Hello-World"/, 'the output')
+  await page.getByRole('cell', { name: 'ok', exact: true }).waitFor()
+  t.equal(await page.locator('table tbody tr').count(), 1, 'the run is listed under recent runs (the refused one made no job)')
   await shot(page, 'recipe')
 
   await nav.getByRole('link', { name: 'Retention' }).click()

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, v1 } from '../api'
+import { ApiError, v1, type Job, type Page } from '../api'
 import { asApiError, Empty, ErrorBox, Field, Loading, StatusBadge, useLoad, when } from '../ui'
 
 interface Health { readonly state: string; readonly last_test_at: string | null; readonly last_outcome: string | null; readonly site_refusal: string | null }
@@ -66,6 +66,7 @@ export const RecipeDetail = ({ slug }: { slug: string }) => {
   const [error, setError] = useState<ApiError | null>(null)
   const [busy, setBusy] = useState(false)
   const [jobId, setJobId] = useState<string | null>(null)
+  const [finished, setFinished] = useState(0)
   const contract = recipe.data?.contracts.find((c) => c.contract === recipe.data!.contract)
   useEffect(() => {
     const example = contract?.example?.input ?? {}
@@ -122,12 +123,14 @@ export const RecipeDetail = ({ slug }: { slug: string }) => {
         })}
         <button type="submit" disabled={busy || r.disabled}>{busy ? 'Starting…' : 'Run recipe'}</button>
       </form>
-      {jobId && <RecipeOutput jobId={jobId} />}
+      {jobId && <RecipeOutput key={jobId} jobId={jobId} onDone={() => setFinished(finished + 1)} />}
+      <h2>Recent runs</h2>
+      <RecentRuns slug={slug} refresh={`${jobId}:${finished}`} />
     </section>
   )
 }
 
-const RecipeOutput = ({ jobId }: { jobId: string }) => {
+const RecipeOutput = ({ jobId, onDone }: { jobId: string; onDone: () => void }) => {
   const [result, setResult] = useState<RunResult | null>(null)
   const [error, setError] = useState<ApiError | null>(null)
   useEffect(() => {
@@ -135,7 +138,7 @@ const RecipeOutput = ({ jobId }: { jobId: string }) => {
     const poll = async () => {
       try {
         const answer = await v1<RunResult>('GET', `/v1/jobs/${jobId}/result`)
-        if (!stopped) setResult(answer)
+        if (!stopped) { setResult(answer); onDone() }
       } catch (err) {
         const failed = asApiError(err)
         if (failed.status === 409 && !stopped) { setTimeout(() => void poll(), 1000); return }
@@ -153,6 +156,34 @@ const RecipeOutput = ({ jobId }: { jobId: string }) => {
       <p><StatusBadge status={result.recipe?.outcome ?? result.status} /> captured {when(result.captured_at ?? null)}, {result.credits_charged ?? 0} credits · <a href={`#/jobs/${jobId}`}>the job</a></p>
       {(result.outcome_detail ?? result.failure_reason) && <p class="error">{result.outcome_detail ?? result.failure_reason}</p>}
       <pre class="code">{JSON.stringify(result.output ?? null, null, 2)}</pre>
+    </div>
+  )
+}
+
+type RecipeJob = Job & { readonly recipe?: { readonly slug: string; readonly outcome: string | null } }
+const RECENT_JOBS = 100
+
+/** This recipe's runs among the organization's latest jobs (the jobs list has no recipe filter). */
+const RecentRuns = ({ slug, refresh }: { slug: string; refresh: string }) => {
+  const jobs = useLoad(() => v1<Page<RecipeJob>>('GET', `/v1/jobs?per_page=${RECENT_JOBS}`), [slug, refresh])
+  if (jobs.error) return <ErrorBox error={jobs.error} retry={jobs.reload} />
+  if (!jobs.data) return <Loading what="runs" />
+  const runs = jobs.data.items.filter((job) => job.recipe?.slug === slug)
+  if (runs.length === 0) return <Empty>No run of this recipe among your latest {RECENT_JOBS} jobs.</Empty>
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead><tr><th scope="col">Requested</th><th scope="col">Status</th><th scope="col">Outcome</th></tr></thead>
+        <tbody>
+          {runs.map((job) => (
+            <tr key={job.job_id}>
+              <td><a href={`#/jobs/${job.job_id}`}>{when(job.created_at)}</a></td>
+              <td><StatusBadge status={job.status} /></td>
+              <td>{job.recipe?.outcome ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </div>
   )
 }
