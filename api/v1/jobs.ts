@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { currentTime } from '../../commands/clock.js'
 import { submitAdmittedJob } from '../../commands/admit-job.js'
 import { requestJobDeletion } from '../../commands/purge.js'
 import { awaitJobEndWithin } from '../../commands/job-ends.js'
@@ -42,7 +43,7 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     const admission = await ctx.run(submitAdmittedJob({
       org_id: principal.org_id, plan: principal.plan as PlanName,
       key: { key_id: principal.key_id, limits: principal.limits }, enforcement: principal.limits.enforcement_mode,
-      spec: checked.spec, allowlist: ctx.settings.ssrfAllowlist, now: new Date(),
+      spec: checked.spec, allowlist: ctx.settings.ssrfAllowlist, now: await ctx.run(currentTime),
       metadata: requestMetadata(request, `api_key:${principal.key_id}`),
     }))
     // Answered once the job is readable, so a GET right after this answer finds it.

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
+import { currentTime } from '../../commands/clock.js'
 import { chainRecord, GENESIS_HASH } from '../../domain/audit-chain.js'
 import type { AuditEntryDoc } from '../../projections/audit.js'
 import { setOrgIpAllowlist } from '../../commands/org-settings.js'
@@ -104,7 +105,7 @@ export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     },
   }, async (request) => {
     const principal = principalOf(request)
-    const now = new Date()
+    const now = await ctx.run(currentTime)
     const usage = await ctx.run(admissionUsage(principal.org_id, principal.key_id, now))
     const plan = PLANS[principal.plan as PlanName]
     return {

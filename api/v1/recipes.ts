@@ -1,5 +1,6 @@
 import { Effect, Either } from 'effect'
 import type { FastifyInstance } from 'fastify'
+import { currentTime } from '../../commands/clock.js'
 import { submitAdmittedJob } from '../../commands/admit-job.js'
 import { StateConflict, Unavailable } from '../../domain/errors.js'
 import { PLANS, type PlanName } from '../../domain/plans.js'
@@ -132,7 +133,7 @@ export const recipeRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     const principal = principalOf(request)
     const { slug } = request.params as { slug: string }
     const plan = PLANS[principal.plan as PlanName]
-    const now = new Date()
+    const now = await ctx.run(currentTime)
     const parsed = parseRunRequest(request.body)
     if (Either.isLeft(parsed)) throw parsed.left
     const checked = checkRunRequest(catalogue, slug, parsed.right, plan, now)

@@ -28,15 +28,19 @@ export const spawnService = async (env: Record<string, string>, args: string[] =
   return { child, port, base: `http://127.0.0.1:${port}`, exited, stdout: () => stdout, stderr: () => stderr }
 }
 
-/** Runs the CLI the way the README does and answers its parsed JSON output. */
-export const runCli = (env: Record<string, string>, args: string[]) => new Promise<any>((resolve, reject) => {
+/** Runs the CLI the way the README does; answers its exit code and both outputs, whatever the code. */
+export const runCliRaw = (env: Record<string, string>, args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/cli.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  let err = ''
-  child.stdout.on('data', (c: Buffer) => { out += c })
-  child.stderr.on('data', (c: Buffer) => { err += c })
-  child.on('exit', (code) => {
-    if (code !== 0) return reject(new Error(`cli ${args.join(' ')} exited ${code}: ${err}`))
-    try { resolve(JSON.parse(out)) } catch { reject(new Error(`cli printed no JSON: ${out} ${err}`)) }
-  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (c: Buffer) => { stdout += c })
+  child.stderr.on('data', (c: Buffer) => { stderr += c })
+  child.on('exit', (code) => resolve({ code, stdout, stderr }))
 })
+
+/** Runs the CLI the way the README does and answers its parsed JSON output; a non-zero exit is an error. */
+export const runCli = async (env: Record<string, string>, args: string[]) => {
+  const { code, stdout, stderr } = await runCliRaw(env, args)
+  if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${stderr}`)
+  try { return JSON.parse(stdout) } catch { throw new Error(`cli printed no JSON: ${stdout} ${stderr}`) }
+}
