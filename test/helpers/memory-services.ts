@@ -10,9 +10,11 @@ import { DocumentStore, type DocumentStoreService } from '../../ports/document-s
 import { EventStore, type EventStoreService, type NewEvent } from '../../ports/event-store.js'
 
 /** The stores of one test, in memory: fresh per call, so tests never see each other's events or documents. */
-export const memoryServices = (events: EventStoreService = makeMemoryEventStore()) => {
-  const docs: DocumentStoreService = makeMemoryDocumentStore()
-  const blobs: BlobStoreService = makeMemoryBlobStore()
+export const memoryServices = (events: EventStoreService = makeMemoryEventStore()) =>
+  storeServices(events, makeMemoryDocumentStore(), makeMemoryBlobStore())
+
+/** Runs effects on the given stores: the in-memory ones, or real adapters (SQLite, a local folder) for tests run on both. */
+export const storeServices = (events: EventStoreService, docs: DocumentStoreService, blobs: BlobStoreService) => {
   const provide = <A, E>(effect: Effect.Effect<A, E, Stores>) =>
     effect.pipe(Effect.provideService(EventStore, events), Effect.provideService(DocumentStore, docs), Effect.provideService(BlobStore, blobs))
   return {
