@@ -44,6 +44,12 @@ export const createOrg = (input: { readonly name: string; readonly plan: string;
     return { org_id: orgId }
   })
 
+/** An operator adds scopes to an existing key of the organization; scopes it already holds change nothing. */
+export const grantApiKeyScopes = (input: { readonly org_id: string; readonly key_id: string; readonly scopes: readonly string[]; readonly metadata: EventMetadata }) =>
+  handle(orgDecider, STREAMS.org.stream(input.org_id), {
+    _tag: 'GrantApiKeyScopes', org_id: input.org_id, key_id: input.key_id, scopes: input.scopes, now: new Date().toISOString(),
+  }, { org_id: input.org_id, metadata: input.metadata })
+
 /** `revoker_key_id`: the API key asking, which may only revoke keys that allow no more than itself. */
 export const revokeApiKey = (input: { readonly org_id: string; readonly key_id: string; readonly revoker_key_id?: string; readonly metadata: EventMetadata }) =>
   handle(orgDecider, STREAMS.org.stream(input.org_id), {

@@ -3,7 +3,7 @@ import { ManagedRuntime } from 'effect'
 import { verifyChain } from '../domain/audit-chain.js'
 import { consoleLogger } from './logger.js'
 import { purgeSweep } from './roles/purger.js'
-import { createApiKey, createOrg } from '../commands/orgs.js'
+import { createApiKey, createOrg, grantApiKeyScopes } from '../commands/orgs.js'
 import { DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
 import { changeOrgPlan, setOrgIpAllowlist, setOrgSummaries } from '../commands/org-settings.js'
 import { SCOPES } from '../domain/scopes.js'
@@ -18,6 +18,7 @@ const usage = `usage:
   cli org create --name NAME --plan free|starter|pro|business|enterprise [--rate-limit-rpm N] [--daily-quota N]
   cli org ip-allowlist clear --org ORG_ID
   cli org set --org ORG_ID [--summaries on|off] [--plan free|starter|pro|business|enterprise]
+  cli key grant --org ORG_ID --key KEY_ID --scopes SCOPE[,SCOPE...]
   cli replay
   cli recipes lint [FILE...]
   cli purge [--as-of ISO-TIME] [--dry-run]
@@ -78,6 +79,14 @@ const main = async (args: string[]) => {
       if (summaries !== undefined) await run(setOrgSummaries({ org_id: orgId, enabled: summaries === 'on', now, metadata }))
       if (plan !== undefined) await run(changeOrgPlan({ org_id: orgId, plan, now, metadata }))
       process.stdout.write(`${JSON.stringify({ org_id: orgId, ...(summaries !== undefined ? { summaries } : {}), ...(plan !== undefined ? { plan } : {}) })}\n`)
+    } else if (args[0] === 'key' && args[1] === 'grant') {
+      const orgId = flag(args, 'org')
+      const keyId = flag(args, 'key')
+      const scopes = flag(args, 'scopes')
+      if (!orgId || !keyId || !scopes) throw new Error('--org, --key and --scopes are required')
+      const granted = await run(grantApiKeyScopes({ org_id: orgId, key_id: keyId, scopes: scopes.split(',').map((s) => s.trim()), metadata }))
+      const added = granted.events.flatMap((event) => event._tag === 'ApiKeyScopesGranted' ? event.scopes : [])
+      process.stdout.write(`${JSON.stringify({ org_id: orgId, key_id: keyId, scopes_added: added })}\n`)
     } else if (args[0] === 'purge') {
       const asOf = flag(args, 'as-of')
       const now = asOf === undefined ? new Date() : new Date(asOf)
@@ -98,7 +107,8 @@ const main = async (args: string[]) => {
     }
   } catch (error) {
     const tagged = error as { _tag?: string; errors?: unknown }
-    process.stderr.write(`error: ${tagged._tag === 'ValidationFailed' ? JSON.stringify(tagged.errors) : (error as Error).message}\n`)
+    // Tagged domain errors (not found, conflicts) carry their facts in fields, not in a message.
+    process.stderr.write(`error: ${tagged._tag === 'ValidationFailed' ? JSON.stringify(tagged.errors) : (error as Error).message || JSON.stringify(error)}\n`)
     process.exitCode = 1
   } finally {
     await runtime.dispose()

@@ -57,6 +57,8 @@ export const orgsProjection = defineProjection({
         return updateDoc(API_KEYS, event.key_id, envelope, (doc) => doc && { ...doc, revoked_at: event.revoked_at })
       case 'OrgPlanChanged':
         return updateDoc(ORGS, event.org_id, envelope, (doc) => doc && { ...doc, plan: event.plan })
+      case 'ApiKeyScopesGranted':
+        return updateDoc(API_KEYS, event.key_id, envelope, (doc) => doc && { ...doc, scopes: [...new Set([...doc.scopes, ...event.scopes])] })
       case 'OrgSummariesSet':
         // Read by the detector from the organization's stream; no API shows it.
         return Effect.void

@@ -1,7 +1,8 @@
 import { Effect } from 'effect'
 import type { ScrapeBackend } from '../domain/scrape/events.js'
 import { SCRAPE_TIMEOUT_CODE, scrapeErrorCode } from '../domain/scrape/outcome.js'
-import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
+import { DocumentStore } from '../ports/document-store.js'
+import { collection, defineProjection, findDocs, getDoc, updateDoc, type Stored } from './projection.js'
 
 export type ScrapeStatus = 'pending' | 'succeeded' | 'failed'
 
@@ -25,12 +26,21 @@ export type ScrapeDoc = Stored<{
 }>
 
 export const SCRAPES = collection<ScrapeDoc>('scrapes')
+/**
+ * Jobs purged (SPEC 3.7): their scrapes leave GET /scrapes, and a scrape event delivered again or replayed after the
+ * purge (another stream, so in any order) never brings one back.
+ */
+export const PURGED_SCRAPE_JOBS = collection<Stored<{ readonly purged_at: string }>>('scrapes_purged_jobs')
+
+/** The scrapes of a job, through its index. */
+const scrapesOfJob = (jobId: string) => findDocs(SCRAPES, { job_id: jobId })
 
 export const scrapesProjection = defineProjection({
   name: 'projection.scrapes',
-  categories: ['scrape'],
-  collections: [SCRAPES.name],
+  categories: ['scrape', 'job'],
+  collections: [SCRAPES.name, PURGED_SCRAPE_JOBS.name],
   indexes: [
+    { collection: SCRAPES.name, fields: [['job_id', 1]] },
     { collection: SCRAPES.name, fields: [['user_id', 1], ['created_at', -1]] },
     { collection: SCRAPES.name, fields: [['user_id', 1], ['completed_at', -1]] },
     { collection: SCRAPES.name, fields: [['user_id', 1], ['status', 1]] },
@@ -40,11 +50,11 @@ export const scrapesProjection = defineProjection({
   apply: (event, envelope) => {
     switch (event._tag) {
       case 'ScrapeRequested':
-        return updateDoc(SCRAPES, event.scrape_id, envelope, () => ({
+        return Effect.flatMap(getDoc(PURGED_SCRAPE_JOBS, event.job_id), (purged) => purged ? Effect.void : updateDoc(SCRAPES, event.scrape_id, envelope, () => ({
           scrape_id: event.scrape_id, job_id: event.job_id, user_id: event.user_id, org_id: event.org_id, url: event.url,
           backend: event.backend, save_html: event.save_html, take_screenshot: event.take_screenshot, status: 'pending' as const,
           status_code: null, error_code: null, error_message: null, screenshot_blob_key: null, created_at: event.requested_at, completed_at: null,
-        }))
+        })))
       case 'ScrapeWaitExpired':
         return updateDoc(SCRAPES, event.scrape_id, envelope, (doc) => doc && doc.status === 'pending' ? {
           ...doc, status: 'failed' as const, error_code: SCRAPE_TIMEOUT_CODE,
@@ -59,6 +69,12 @@ export const scrapesProjection = defineProjection({
           return event.job_succeeded
             ? { ...late, status: 'succeeded' as const }
             : { ...late, status: 'failed' as const, error_code: scrapeErrorCode(event.failure_reason ?? 'engine_error'), error_message: event.failure_message }
+        })
+      case 'JobPurged':
+        return Effect.gen(function* () {
+          const docs = yield* DocumentStore
+          yield* docs.put(PURGED_SCRAPE_JOBS.name, { _id: event.job_id, _position: envelope.position, purged_at: event.purged_at })
+          for (const doc of yield* scrapesOfJob(event.job_id)) yield* docs.delete(SCRAPES.name, doc._id)
         })
       default:
         return Effect.void

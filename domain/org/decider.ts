@@ -3,7 +3,8 @@ import type { Decider } from '../decider.js'
 import { Forbidden, NotFound, StateConflict, Unauthenticated, ValidationFailed, fieldError, type FieldError } from '../errors.js'
 import { ipAllowed } from '../ip-allowlist.js'
 import { isPlanName, type PlanName } from '../plans.js'
-import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, OrgIpAllowlistSet, OrgPlanChanged, OrgSummariesSet, type KeyLimits, type OrgEvent } from './events.js'
+import { isScope, SCOPES } from '../scopes.js'
+import { ApiKeyCreated, ApiKeyRevoked, ApiKeyScopesGranted, OrgCreated, OrgIpAllowlistSet, OrgPlanChanged, OrgSummariesSet, type KeyLimits, type OrgEvent } from './events.js'
 import { boundKeyRequest, widerFields, type KeyBounds } from './key-bounds.js'
 
 export interface KeyState extends KeyBounds { readonly revoked: boolean }
@@ -36,6 +37,8 @@ export type OrgCommand =
     readonly caller_ip?: string | undefined
     readonly now: string
   }
+  /** An operator's grant of scopes to an existing key (never through a key: no key widens another). */
+  | { readonly _tag: 'GrantApiKeyScopes'; readonly org_id: string; readonly key_id: string; readonly scopes: readonly string[]; readonly now: string }
   | { readonly _tag: 'SetOrgSummaries'; readonly org_id: string; readonly enabled: boolean; readonly now: string }
   | { readonly _tag: 'ChangeOrgPlan'; readonly org_id: string; readonly plan: string; readonly now: string }
 
@@ -68,6 +71,10 @@ export const orgDecider: Decider<OrgCommand, OrgEvent, OrgState, OrgError> = {
       case 'ApiKeyRevoked': {
         const key = state.exists ? state.keys.get(event.key_id) : undefined
         return state.exists && key ? { ...state, keys: new Map(state.keys).set(event.key_id, { ...key, revoked: true }) } : state
+      }
+      case 'ApiKeyScopesGranted': {
+        const key = state.exists ? state.keys.get(event.key_id) : undefined
+        return state.exists && key ? { ...state, keys: new Map(state.keys).set(event.key_id, { ...key, scopes: [...key.scopes, ...event.scopes] }) } : state
       }
       case 'OrgIpAllowlistSet':
         return state
@@ -110,6 +117,18 @@ export const orgDecider: Decider<OrgCommand, OrgEvent, OrgState, OrgError> = {
         if (wider.length > 0) return Either.left(exceedsCreator('a key may only revoke keys that allow no more than itself', wider))
         if (key.revoked) return Either.right([])
         return Either.right([new ApiKeyRevoked({ org_id: command.org_id, key_id: command.key_id, revoked_at: command.now })])
+      }
+      case 'GrantApiKeyScopes': {
+        if (!state.exists) return Either.left(new NotFound({ resource: 'org', id: command.org_id }))
+        const key = state.keys.get(command.key_id)
+        if (!key) return Either.left(new NotFound({ resource: 'api_key', id: command.key_id }))
+        if (command.scopes.length === 0 || !command.scopes.every(isScope)) {
+          return Either.left(new ValidationFailed({ errors: [fieldError('scopes', 'invalid_scopes', `scopes must be a non-empty list of: ${SCOPES.join(', ')}`)] }))
+        }
+        if (key.revoked) return Either.left(new StateConflict({ code: 'key_revoked', message: `key ${command.key_id} is revoked` }))
+        const added = [...new Set(command.scopes)].filter((scope) => !key.scopes.includes(scope))
+        if (added.length === 0) return Either.right([])
+        return Either.right([new ApiKeyScopesGranted({ org_id: command.org_id, key_id: command.key_id, scopes: added, granted_at: command.now })])
       }
       case 'SetOrgIpAllowlist': {
         if (!state.exists) return Either.left(new NotFound({ resource: 'org', id: command.org_id }))

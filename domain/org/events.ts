@@ -35,6 +35,17 @@ export class ApiKeyRevoked extends Schema.TaggedClass<ApiKeyRevoked>()('ApiKeyRe
   revoked_at: Schema.String,
 }) {}
 
+/**
+ * Scopes an operator added to an existing key (`cli key grant`): keys keep the scopes they were created with, so a
+ * scope introduced by a later release reaches an existing key only this way. `scopes` are the added ones.
+ */
+export class ApiKeyScopesGranted extends Schema.TaggedClass<ApiKeyScopesGranted>()('ApiKeyScopesGranted', {
+  key_id: Schema.String,
+  org_id: Schema.String,
+  scopes: Schema.Array(Schema.String),
+  granted_at: Schema.String,
+}) {}
+
 /** Requests to the v1 API from addresses outside the list are refused (403); empty allows all. */
 export class OrgIpAllowlistSet extends Schema.TaggedClass<OrgIpAllowlistSet>()('OrgIpAllowlistSet', {
   org_id: Schema.String,
@@ -57,5 +68,5 @@ export class OrgPlanChanged extends Schema.TaggedClass<OrgPlanChanged>()('OrgPla
   changed_at: Schema.String,
 }) {}
 
-export const OrgEvent = Schema.Union(OrgCreated, ApiKeyCreated, ApiKeyRevoked, OrgIpAllowlistSet, OrgSummariesSet, OrgPlanChanged)
+export const OrgEvent = Schema.Union(OrgCreated, ApiKeyCreated, ApiKeyRevoked, ApiKeyScopesGranted, OrgIpAllowlistSet, OrgSummariesSet, OrgPlanChanged)
 export type OrgEvent = typeof OrgEvent.Type

@@ -7,6 +7,7 @@ import { purgeSweep } from '../../infra/roles/purger.js'
 import { AUDIT } from '../../projections/audit.js'
 import { PROJECTIONS } from '../../projections/index.js'
 import { findDocs } from '../../projections/projection.js'
+import { admissionUsage } from '../../projections/usage-queries.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { startService, tempDataDir, waitFor, type Service } from '../helpers/service.js'
 
@@ -27,7 +28,7 @@ const purgeScenario = (label: string, env: Record<string, string>) => t.test(`pu
   const start = () => startService({ dataDir, clock, allowlist: [`127.0.0.1:${site.port}`], env: { ...env, PURGE_INTERVAL_SECONDS: '3600' } })
   let svc: Service = await start()
   t.teardown(() => svc.close())
-  const { key } = await svc.createOrg('pro')
+  const { key, org_id } = await svc.createOrg('pro')
 
   const runJob = async () => {
     const submitted = await svc.api('POST', '/v1/jobs', { key, body: { job_type: 'light', target_url: `${site.origin}/page` } })
@@ -42,7 +43,11 @@ const purgeScenario = (label: string, env: Record<string, string>) => t.test(`pu
   t.equal(link.status, 200)
   t.equal((await fetch(link.body.url)).status, 200, 'the signed URL works before the purge')
   const issuedBy = svc.port
-  const usageBefore = (await svc.api('GET', '/v1/usage', { key })).body
+  // Credits of the month the jobs ran in (the clock moves a month on before the purge, so /v1/usage shows another month).
+  const jobsRanAt = clock.now()
+  const credits = () => svc.run(admissionUsage(org_id, null, jobsRanAt))
+  const usageBefore = await credits()
+  t.ok(usageBefore.creditsUsed > 0, 'the jobs were charged')
 
   const refused = await svc.api('POST', '/v1/org/retention-holds', { key, body: { scope_type: 'job', scope_ref: kept.job_id, justification: 'too early' } })
   t.equal(refused.body.error?.code, 'legal_holds_disabled', 'no hold while the policy has legal holds off')
@@ -70,9 +75,9 @@ const purgeScenario = (label: string, env: Record<string, string>) => t.test(`pu
     if (signed.port === String(issuedBy)) signed.port = String(svc.port)
     t.equal((await fetch(signed)).status, 404, `${when}: the signed URL issued before the purge answers 404`)
     t.equal((await svc.api('GET', `/v1/jobs/${kept.job_id}`, { key })).status, 200, `${when}: the held job stays`)
-    const usage = (await svc.api('GET', '/v1/usage', { key })).body
-    t.equal(usage.credits_used, usageBefore.credits_used, `${when}: credits charged stay charged`)
-    t.equal(usage.jobs_charged, usageBefore.jobs_charged, `${when}: jobs charged stay counted`)
+    const usage = await credits()
+    t.equal(usage.creditsUsed, usageBefore.creditsUsed, `${when}: credits charged stay charged`)
+    t.equal(usage.jobsCharged, usageBefore.jobsCharged, `${when}: jobs charged stay counted`)
   }
   await waitFor(async () => (await svc.api('GET', `/v1/audit-log?type=ArtifactBlobDeleted`, { key })).body.total === expired.artifacts.length, 20_000)
   await assertGone('after the purge')

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Effect } from 'effect'
 import t from 'tap'
+import { SCOPES } from '../../domain/scopes.js'
 import { makeManualClock } from '../../infra/clock/manual.js'
 import { BlobStore } from '../../ports/blob-store.js'
 import { EventStore } from '../../ports/event-store.js'
@@ -203,4 +204,25 @@ t.test('the audit export verifies with cli audit verify; a changed or removed re
   const filtered = await fetch(`${svc.base}/v1/audit-log/export?type=JobPurged`, { headers: { 'x-api-key': a.key } })
   const purgedLines = (await filtered.text()).trim().split('\n')
   t.equal(purgedLines.length, 5, 'a filtered export holds the five purges of A (deleted, plain, slow, and the two released)')
+})
+
+t.test('jobs.delete: an older key lacks it until an operator grants it with cli key grant', async (t) => {
+  const c = await svc.createOrg('pro', SCOPES.filter((scope) => scope !== 'jobs.delete'))
+  const job = await runJob(c.key)
+  const refused = await svc.api('DELETE', `/v1/jobs/${job.job_id}`, { key: c.key })
+  t.equal(refused.status, 403)
+  t.equal(refused.body.error.code, 'missing_scope')
+  const wider = await svc.api('POST', '/v1/keys', { key: c.key, body: { name: 'deleter', scopes: ['jobs.delete'] } })
+  t.equal(wider.body.error?.code, 'key_exceeds_creator', 'the older key cannot mint a key with the new scope either')
+
+  t.same(await runCli(cliEnv, ['key', 'grant', '--org', c.org_id, '--key', c.key_id, '--scopes', 'jobs.delete']), { org_id: c.org_id, key_id: c.key_id, scopes_added: ['jobs.delete'] })
+  await waitFor(async () => (await svc.api('GET', '/v1/keys', { key: c.key })).body.items?.[0]?.scopes.includes('jobs.delete'), 20_000)
+  t.equal((await svc.api('DELETE', `/v1/jobs/${job.job_id}`, { key: c.key })).status, 202, 'after the grant the same key deletes')
+  const audited = await svc.api('GET', '/v1/audit-log?type=ApiKeyScopesGranted', { key: c.key })
+  t.equal(audited.body.total, 1)
+  t.match(audited.body.items[0], { actor: 'cli', detail: { key_id: c.key_id, scopes: ['jobs.delete'] } }, 'the grant is audited with its actor')
+
+  const unknown = await runCliRaw(cliEnv, ['key', 'grant', '--org', c.org_id, '--key', c.key_id, '--scopes', 'jobs.destroy'])
+  t.equal(unknown.code, 1, 'an unknown scope exits 1')
+  t.match(unknown.stderr, /invalid_scopes/)
 })

@@ -1,14 +1,15 @@
 import type { Test } from 'tap'
 import { handle } from '../../../commands/handle.js'
 import { scrapeDecider, type ScrapeCommand } from '../../../domain/scrape/decider.js'
+import { JobPurged } from '../../../domain/job/events.js'
 import type { ScrapeBackend } from '../../../domain/scrape/events.js'
 import { STREAMS } from '../../../domain/streams.js'
 import type { Doc } from '../../../ports/document-store.js'
 import type { RecordedEvent } from '../../../ports/event-store.js'
-import { memoryServices, TEST_METADATA } from '../../helpers/memory-services.js'
+import { memoryServices, newEvents, TEST_METADATA } from '../../helpers/memory-services.js'
 import type { Documents, ProjectionSpecFile } from '../../helpers/projection-spec.js'
 
-// ---- account-API scrapes: a success with a screenshot, a target failure, a pipeline failure, a 504 with a late result, one pending ----
+// ---- account-API scrapes: a success with a screenshot, a target failure, a pipeline failure, a 504 with a late result, one pending, one purged ----
 
 const ORG = 'org-s'
 const USER = 'user-s'
@@ -45,14 +46,20 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   await scrape('s4')({ _tag: 'ExpireScrapeWait', waited_seconds: 45, now: at(5, 45) })
   await scrape('s4')(succeed(201, null, 7))
   await request('s5', 'httpx', 8)
+  // s6's job is purged (retention or a deletion request): the scrape leaves the read model for good.
+  await request('s6', 'httpx', 9)
+  await scrape('s6')(succeed(200, null, 9, 30))
+  await run(events.append(STREAMS.job.stream('s6'), newEvents(ORG, [new JobPurged({ job_id: 's6', reason: 'retention_expired', purged_at: at(20) })]), 'any'))
   return run(events.readAll(0, 10_000))
 }
 
 const byId = (docs: readonly Doc[], id: string) => docs.find((d) => d._id === id)
 
 const expectations: Readonly<Record<string, (t: Test, documents: Documents) => void>> = {
-  'projection.scrapes': (t, { scrapes }) => {
-    t.same(scrapes!.map((s) => [s._id, s.status]), [['s1', 'succeeded'], ['s2', 'failed'], ['s3', 'failed'], ['s4', 'failed'], ['s5', 'pending']])
+  'projection.scrapes': (t, { scrapes, scrapes_purged_jobs }) => {
+    t.same(scrapes!.map((s) => [s._id, s.status]), [['s1', 'succeeded'], ['s2', 'failed'], ['s3', 'failed'], ['s4', 'failed'], ['s5', 'pending']],
+      'a scrape whose job was purged is gone, whatever order the streams arrive in')
+    t.same(scrapes_purged_jobs!.map((d) => d._id), ['s6'], 'the purge is remembered')
     t.match(byId(scrapes!, 's1'), {
       user_id: USER, org_id: ORG, job_id: 's1', backend: 'playwright', take_screenshot: true, status_code: 200, error_code: null, error_message: null,
       screenshot_blob_key: `scrapes/${ORG}/s1/screenshot.png`, created_at: at(1), completed_at: at(2),
