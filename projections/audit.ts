@@ -18,6 +18,18 @@ export const AUDIT = collection<AuditEntryDoc>('audit')
 /** Fields that never enter the audit log (secrets and their hashes, bulky payloads). */
 const OMITTED = new Set(['_tag', 'key_hash', 'password_hash', 'token_hash', 'secret', 'spec', 'manifest', 'artifacts'])
 
+/**
+ * An event's fields as the audit log keeps them. A recipe run's record keeps its outcome, pages and credits but not its
+ * `output`: that is scraped data (up to 256 KB), which would otherwise outlive the job's purge in the audit log.
+ */
+const auditDetail = (event: object): Record<string, unknown> => Object.fromEntries(Object.entries(event)
+  .filter(([field]) => !OMITTED.has(field))
+  .map(([field, value]) => {
+    if (field !== 'recipe' || value === null || typeof value !== 'object') return [field, value]
+    const { output: _output, ...run } = value as Record<string, unknown>
+    return [field, run]
+  }))
+
 export const auditProjection = defineProjection({
   name: 'projection.audit',
   categories: ['org', 'job', 'user', 'webhook-endpoint', 'retention', 'hold'],
@@ -33,6 +45,6 @@ export const auditProjection = defineProjection({
     occurred_at: envelope.occurred_at,
     actor: envelope.metadata.actor,
     correlation_id: envelope.metadata.correlation_id,
-    detail: Object.fromEntries(Object.entries(event).filter(([field]) => !OMITTED.has(field))),
+    detail: auditDetail(event),
   })),
 })

@@ -62,6 +62,11 @@ const expectations: Readonly<Record<string, (t: Test, documents: Documents) => v
     t.match(byId(jobs!, 'r2'), { status: 'failed', failure_reason: 'rate_limited', recipe_run: { outcome: 'rate_limited', credits_charged: 0 } })
     t.match(byId(jobs!, 't2'), { credit_weight: 0, failure_reason: 'layout_changed' })
   },
+  'projection.audit': (t, { audit }) => {
+    const succeeded = audit!.find((e) => e.type === 'JobSucceeded' && (e.detail as { job_id?: string }).job_id === 'r1')
+    t.match(succeeded, { detail: { recipe: { outcome: 'ok', pages: 2, credits_charged: 2 } } }, 'the audit log keeps how a recipe run ended')
+    t.notOk('output' in ((succeeded?.detail as { recipe?: object } | undefined)?.recipe ?? { output: 'missing entry' }), 'but not its output: scraped data leaves with the purge')
+  },
   'projection.recipe-health': (t, { recipe_health, recipe_test_runs }) => {
     t.same(recipe_health!.map((h) => ({ ...h, _position: 0 })), [{
       _id: 'code-repo', _position: 0, slug: 'code-repo', state: 'degraded', consecutive_failures: 0, consecutive_passes: 1,
