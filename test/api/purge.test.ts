@@ -25,7 +25,11 @@ const silent = { info: () => {}, warn: () => {}, error: () => {} }
 const purgeScenario = (label: string, env: Record<string, string>) => t.test(`purge on ${label}`, async (t) => {
   const dataDir = tempDataDir('sw-purge')
   const clock = makeManualClock(new Date())
-  const start = () => startService({ dataDir, clock, allowlist: [`127.0.0.1:${site.port}`], env: { ...env, PURGE_INTERVAL_SECONDS: '3600' } })
+  const start = () => startService({ dataDir, clock, allowlist: [`127.0.0.1:${site.port}`], env: {
+    ...env, PURGE_INTERVAL_SECONDS: '3600',
+    // Signed URLs expire by the clock: one issued now must still be valid 31 days on, so its 404 comes from the purge.
+    ARTIFACT_URL_TTL_SECONDS: String(40 * 86_400),
+  } })
   let svc: Service = await start()
   t.teardown(() => svc.close())
   const { key, org_id } = await svc.createOrg('pro')
