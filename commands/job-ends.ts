@@ -41,8 +41,8 @@ const appendOrGap = (appends: Option.Option<StreamAppendsService>, stream: strin
   })
   const next = (seen: number, gapMs: number) => Effect.async<void>((resume) => {
     if (appended > seen) return resume(Effect.void)
-    const timer = setTimeout(() => resume(Effect.void), gapMs)
-    wake = () => { clearTimeout(timer); resume(Effect.void) }
+    const timer = setTimeout(() => { wake = null; resume(Effect.void) }, gapMs)
+    wake = () => { wake = null; clearTimeout(timer); resume(Effect.void) }
     return Effect.sync(() => { clearTimeout(timer); wake = null })
   })
   return { count: () => appended, next, stop }
@@ -51,7 +51,7 @@ const appendOrGap = (appends: Option.Option<StreamAppendsService>, stream: strin
 /**
  * Waits until the job ends or the Clock reaches `deadline` (then null). It reads only the job's own stream (one
  * indexed read of a few events), again each time this process appends to that stream (StreamAppends: the fetcher
- * of the embedded profile records the end in the same process, so the wait ends within a millisecond), and at
+ * of the embedded profile records the end in the same process, so the wait ends a few milliseconds after it), and at
  * doubling gaps up to 250 ms besides, for jobs that end in another process. The deadline is the Clock's, so tests
  * can move it. Meant for every "answer when the job is done" request: POST /scrapes, the v1 result long-poll.
  */

@@ -1,14 +1,21 @@
+import type { ServerResponse } from 'node:http'
 import t from 'tap'
+import { MAX_BODY_BYTES } from '../../fetchers/body-limit.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { signUp } from '../helpers/account.js'
 import { outboxMessages } from '../helpers/mail.js'
 import { freePort, startService, waitFor } from '../helpers/service.js'
 
 let watched = '<html><body><p>Out of stock</p></body></html>'
+// Answers held until the test lets them go (the free plan's two concurrent jobs stay busy meanwhile).
+const held: ServerResponse[] = []
 const site = await startFixtureSite({
   '/watched': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(watched) },
+  // 200, then a body past the 25 MB a job keeps: the job fails with response_too_large after the target answered.
+  '/huge': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('a'.repeat(MAX_BODY_BYTES + 1)) },
+  '/held': (_req, res) => { held.push(res) },
 })
-t.teardown(() => site.close())
+t.teardown(() => { for (const res of held) res.destroy(); return site.close() })
 const closedPort = await freePort()
 const svc = await startService({ allowlist: [`127.0.0.1:${site.port}`, `127.0.0.1:${closedPort}`], env: { LOGIN_ATTEMPTS_PER_MINUTE: '1000' } })
 t.teardown(() => svc.close())
@@ -202,4 +209,26 @@ t.test('consecutive failures: disabled after 5 with an e-mail; lastErrorCode and
   await waitFor(() => outboxMessages(svc.dataDir).some((m) => m.headers.to?.includes(user.email) && /disabled/.test(m.headers.subject ?? '')), 10_000)
   const mail = outboxMessages(svc.dataDir).find((m) => m.headers.to?.includes(user.email) && /disabled/.test(m.headers.subject ?? ''))!
   t.match(mail.text, /failed 5 times in a row/)
+})
+
+t.test('a run failed after the target answered keeps its status; a skipped run\'s reason stays off the monitor\'s last error', async (t) => {
+  const user = await signUp(svc)
+  const huge = (await create(user, monitorBody({ url: `${site.origin}/huge` }))).body.id
+  const tooLarge = await forceRun(user, huge)
+  t.same([tooLarge.status, tooLarge.errorCode, tooLarge.statusCode, tooLarge.snapshotAfter], ['failed', 'response_too_large', 200, null])
+  const failing = (await svc.api('GET', `/content-monitors/${huge}`, { headers: user.bearer })).body
+  t.same([failing.lastErrorCode, failing.consecutiveFailures], ['response_too_large', 1])
+
+  // Two runs held by a slow page fill the free plan's two concurrent jobs: a third run is skipped, at no cost.
+  for (let i = 0; i < 2; i++) {
+    const { id } = (await create(user, monitorBody({ url: `${site.origin}/held` }))).body
+    t.equal((await svc.api('POST', `/content-monitors/${id}/runs`, { headers: user.bearer, body: { force: true } })).status, 201)
+  }
+  await waitFor(() => held.length === 2, 20_000)
+  const watching = (await create(user, monitorBody())).body.id
+  const skipped = await forceRun(user, watching)
+  t.same([skipped.status, skipped.errorCode, skipped.startedAt], ['skipped', 'plan_limit_concurrent_jobs', null])
+  const monitor = (await svc.api('GET', `/content-monitors/${watching}`, { headers: user.bearer })).body
+  t.same([monitor.lastErrorCode, monitor.lastErrorMessage, monitor.consecutiveFailures], [null, null, 0], 'a skip is not an error of the monitor')
+  for (const res of held.splice(0)) { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html><body>late</body></html>') }
 })

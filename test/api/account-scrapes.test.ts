@@ -104,6 +104,8 @@ t.test('validation: 422 with errors naming the fields; nothing is recorded', asy
   const malformed = await svc.api('POST', '/scrapes', { headers: { ...user.bearer, 'content-type': 'application/json' }, rawBody: '{"url":' })
   t.equal(malformed.status, 400)
   t.same(malformed.body, { error: 'malformed_body' })
+  const tooLarge = await svc.api('POST', '/scrapes', { headers: user.bearer, body: { url: `${site.origin}/page?${'a'.repeat(2 * 1024 * 1024)}`, backend: 'httpx' } })
+  t.same([tooLarge.status, tooLarge.body], [413, { detail: 'payload_too_large' }], 'a body over 2 MiB (declared in OpenAPI)')
   t.equal((await svc.api('GET', '/scrapes', { headers: user.bearer })).body.total, 0)
 })
 
