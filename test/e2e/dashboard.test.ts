@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Page } from 'playwright-core'
 import t, { type Test } from 'tap'
+import { changeOrgPlan } from '../../commands/org-settings.js'
 import { BASE_CHROMIUM_FLAGS } from '../../fetchers/browser/launch-flags.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { verificationLink } from '../helpers/mail.js'
@@ -196,14 +197,13 @@ t.test('scrapes, content monitors, recipes and retention through the pages', asy
 })
 
 t.test('a monitor: created on the page, run twice across a content change, its diff shown inline and side by side', async (t) => {
-  // Sign-up gives a free organization, whose plan has no monitors, and nothing changes a plan yet: for this part the
-  // tab holds a key of a Business organization, which the dashboard uses exactly like its own.
-  const business = await svc.createOrg('business')
-  const own = await page.evaluate(() => sessionStorage.getItem('scrapeworks.dashboard.key'))
-  t.teardown(() => page.evaluate((key) => { sessionStorage.setItem('scrapeworks.dashboard.key', key!) }, own))
-  await page.evaluate((key) => {
-    sessionStorage.setItem('scrapeworks.dashboard.key', JSON.stringify({ key_id: key.key_id, api_key: key.key, expires_at: '2999-01-01T00:00:00Z' }))
-  }, business)
+  // Sign-up gives a free organization, whose plan has no monitors: the operator moves the signed-up user's own
+  // organization to Business (`cli org set --plan`), and the dashboard goes on with its own key.
+  const tabKey = (JSON.parse((await page.evaluate(() => sessionStorage.getItem('scrapeworks.dashboard.key')))!) as { api_key: string }).api_key
+  const org = await svc.api('GET', '/v1/org', { key: tabKey })
+  t.equal(org.body.plan, 'free', 'the signed-up organization starts free')
+  await svc.run(changeOrgPlan({ org_id: org.body.org_id, plan: 'business', now: new Date().toISOString(), metadata: { correlation_id: 'test', causation_id: null, actor: 'operator' } }))
+  await waitFor(async () => (await svc.api('GET', '/v1/org', { key: tabKey })).body.plan === 'business')
   await page.goto(`${base}/app/#/monitors`)
   await page.getByText('No monitors yet').waitFor()
   await page.getByLabel('Name').fill('Pricing page')
