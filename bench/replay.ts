@@ -1,5 +1,5 @@
 /**
- * bench:replay — `cli replay` speed on the embedded profile: a generated log of BENCH_EVENTS events (default 200,000:
+ * bench:replay — `cli replay` speed on the embedded profile (or into MongoDB, see below): a generated log of BENCH_EVENTS events (default 200,000:
  * organizations with keys, then jobs requested, started and finished with artifacts), rebuilt from position 0 into
  * every read model. The baseline of the same run is reading the whole log without projecting it.
  */
@@ -26,7 +26,9 @@ const ORGS = 20
 const metadata = { correlation_id: 'bench', causation_id: null, actor: 'bench' }
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
 
-const config = loadConfig({ DATA_DIR: tempDataDir('bench-replay'), LOG_LEVEL: 'silent' })
+// READ_MODEL_STORE=mongodb with MONGO_URL (and MONGO_DB) replays into MongoDB instead of SQLite.
+const readModelStore = Object.fromEntries(['READ_MODEL_STORE', 'MONGO_URL', 'MONGO_DB'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])))
+const config = loadConfig({ DATA_DIR: tempDataDir('bench-replay'), LOG_LEVEL: 'silent', ...readModelStore })
 const service = await startProcess(config, [], silent)
 
 /** One valid light spec, as POST /v1/jobs would record it. */

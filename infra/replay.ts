@@ -5,11 +5,8 @@ import { DocumentStore } from '../ports/document-store.js'
 import { EventLog, StoreLog } from '../ports/event-log.js'
 import { EventStore } from '../ports/event-store.js'
 
-/**
- * Events folded per write group. On MongoDB a group's writes wait in memory (the adapter bounds it) and leave as bulk
- * writes, a document changed by several events of the group once; on SQLite a group is one transaction.
- */
-const EVENTS_PER_BATCH = 1000
+/** Events read from the log at a time. */
+const EVENTS_PER_READ = 1000
 
 /**
  * Rebuilds read models from position 0: clears their collections, then folds the whole log in order.
@@ -18,28 +15,31 @@ const EVENTS_PER_BATCH = 1000
 export const replayProjections = (projections: readonly Projection[]) => Effect.gen(function* () {
   const documents = yield* DocumentStore
   const store = yield* EventStore
-  const counts: Record<string, number> = {}
-  for (const projection of projections) {
-    for (const collection of projection.collections) yield* documents.clear(collection)
-    counts[projection.name] = 0
-  }
-  // A replay into an empty database leaves it as a running service would: with the indexes its queries need.
-  yield* documents.ensureIndexes(projections.flatMap((projection) => projection.indexes))
-  let after = 0
-  for (;;) {
-    const batch = yield* store.readAll(after, EVENTS_PER_BATCH)
-    if (batch.length === 0) break
-    // One write group per batch of the log: replay runs alone, and a failed batch leaves the models as before it.
-    yield* documents.inBatch(Effect.forEach(batch, (event) => {
-      const category = streamCategory(event.stream)
-      return Effect.forEach(projections, (projection) => {
-        if (!projection.categories.includes(category)) return Effect.void
-        counts[projection.name]! += 1
-        return projection.apply(event)
+  const counts: Record<string, number> = Object.fromEntries(projections.map((projection) => [projection.name, 0]))
+  // One write group for the whole rebuild, clears included. SQLite: one transaction, so a failed replay leaves the
+  // models as they were. MongoDB: writes leave as bulk writes, and since the cleared collections hold only what the
+  // group writes, reads of documents not made yet need no round trip; a failed replay is run again from the start.
+  const after = yield* documents.inBatch(Effect.gen(function* () {
+    for (const projection of projections) {
+      for (const collection of projection.collections) yield* documents.clear(collection)
+    }
+    // A replay into an empty database leaves it as a running service would: with the indexes its queries need.
+    yield* documents.ensureIndexes(projections.flatMap((projection) => projection.indexes))
+    let folded = 0
+    for (;;) {
+      const batch = yield* store.readAll(folded, EVENTS_PER_READ)
+      if (batch.length === 0) return folded
+      yield* Effect.forEach(batch, (event) => {
+        const category = streamCategory(event.stream)
+        return Effect.forEach(projections, (projection) => {
+          if (!projection.categories.includes(category)) return Effect.void
+          counts[projection.name]! += 1
+          return projection.apply(event)
+        }, { discard: true })
       }, { discard: true })
-    }, { discard: true }))
-    after = batch[batch.length - 1]!.position
-  }
+      folded = batch[batch.length - 1]!.position
+    }
+  }))
   // The rebuilt models reflect the log up to `after`: live projectors resume from there.
   const storeLog = yield* StoreLog
   const eventLog = yield* EventLog

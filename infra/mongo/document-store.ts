@@ -1,5 +1,5 @@
 import { Effect, FiberRef, Layer, type Scope } from 'effect'
-import { MongoClient, type Filter as MongoFilter, type Document } from 'mongodb'
+import { MongoClient, type AnyBulkWriteOperation, type Filter as MongoFilter, type Document } from 'mongodb'
 import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FilterValue } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 import { makeWriteBehind, type SendWrites, type WriteBehind } from './write-behind.js'
@@ -44,12 +44,13 @@ export const mongoDocumentStore = (options: MongoDocumentStoreOptions): Effect.E
   const prefix = options.prefix ?? 'rm_'
   const collection = (name: string) => db.collection<Document>(`${prefix}${name}`)
 
-  // Replacements first, then deletions: the driver sends each run of one kind as one command, and the order between
-  // different ids does not matter (the buffer holds one write per id).
+  // Inserts, then replacements, then deletions: the driver sends each run of one kind as one command, and the order
+  // between different ids does not matter (the buffer holds one write per id).
   const sendWrites: SendWrites = (name, writes) => {
-    const operations = [
-      ...writes.flatMap(([id, doc]) => (doc === null ? [] : [{ replaceOne: { filter: { _id: id as never }, replacement: doc, upsert: true } }])),
-      ...writes.flatMap(([id, doc]) => (doc === null ? [{ deleteOne: { filter: { _id: id as never } } }] : [])),
+    const operations: AnyBulkWriteOperation<Document>[] = [
+      ...writes.flatMap(({ doc, absent }) => (doc !== null && absent ? [{ insertOne: { document: doc as Document } }] : [])),
+      ...writes.flatMap(({ id, doc, absent }) => (doc !== null && !absent ? [{ replaceOne: { filter: { _id: id as never }, replacement: doc, upsert: true } }] : [])),
+      ...writes.flatMap(({ id, doc }) => (doc === null ? [{ deleteOne: { filter: { _id: id as never } } }] : [])),
     ]
     return Effect.forEach(chunksOf(operations, WRITES_PER_COMMAND), (chunk) => attempt(async () => {
       await collection(name).bulkWrite(chunk, { ordered: true })
@@ -93,7 +94,7 @@ export const mongoDocumentStore = (options: MongoDocumentStoreOptions): Effect.E
     // A query inside a batch first sends the collection's pending writes, so it sees everything written before it.
     find: (name, filter, findOptions) => withBatch(find(name, filter, findOptions), (batch) => Effect.zipRight(batch.flush([name]), find(name, filter, findOptions))),
     count: (name, filter) => withBatch(count(name, filter), (batch) => Effect.zipRight(batch.flush([name]), count(name, filter))),
-    clear: (name) => withBatch(clear(name), (batch) => batch.dropping(name, clear(name))),
+    clear: (name) => withBatch(clear(name), (batch) => batch.clear(name, clear(name))),
     // Writes wait in the batch's buffer and leave as bulk writes (no multi-document transactions: they need a replica
     // set). When the work fails, the writes not sent yet are dropped; those sent earlier (before a query, or to bound
     // memory) stay, so each document holds a prefix of its own writes. Replay starts over from cleared collections.

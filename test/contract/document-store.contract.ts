@@ -204,6 +204,26 @@ export const documentStoreContract = (t: Test, name: string, make: () => Promise
       t.same(await ids(c, {}), ['b', 'd', 'e', 'f'], 'everything kept after the batch')
     })
 
+    t.test('inside a batch, a cleared collection holds only what the batch writes after the clear', async (t) => {
+      const c = await seeded()
+      const seen = await run(store.inBatch(Effect.gen(function* () {
+        yield* store.put(c, { _id: 'before-clear', n: 1 })
+        yield* store.clear(c)
+        const cleared = { a: yield* store.get(c, 'a'), early: yield* store.get(c, 'before-clear'), count: yield* store.count(c, {}) }
+        yield* store.put(c, { _id: 'b', n: 2 })
+        yield* store.put(c, { _id: 'x', n: 3 })
+        yield* store.count(c, {})
+        yield* store.put(c, { _id: 'x', n: 4 })
+        yield* store.delete(c, 'b')
+        yield* store.delete(c, 'never-written')
+        return { cleared, x: yield* store.get(c, 'x'), b: yield* store.get(c, 'b') }
+      })))
+      t.same(seen.cleared, { a: null, early: null, count: 0 }, 'older documents and earlier writes of the batch are gone')
+      t.same(seen.x, { _id: 'x', n: 4 }, 'a document written, sent by a query, then rewritten')
+      t.equal(seen.b, null, 'a document written, sent, then deleted')
+      t.same(await run(store.find(c, {})), [{ _id: 'x', n: 4 }], 'after the batch')
+    })
+
     t.test('writes of fibers forked inside a batch join it', async (t) => {
       const c = fresh()
       const inside = await run(store.inBatch(Effect.gen(function* () {
