@@ -81,7 +81,8 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
     }
     await run(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope)))
     if (recipeBlock && options.recipes) {
-      const command = await runRecipeJob(jobId, state.org_id, { ...state.spec, recipe: recipeBlock }, engine, options.recipes, shutdown.signal, now)
+      const command = await runRecipeJob(jobId, state.org_id, { ...state.spec, recipe: recipeBlock }, engine, options.recipes, shutdown.signal, now,
+        (artifacts) => run(storeArtifacts(state.org_id, jobId, artifacts)))
       if (shutdown.signal.aborted) throw new Error('abandoned at shutdown')
       await finish(command)
       return

@@ -29,7 +29,7 @@ export const submitTestRun = (recipe: Recipe, slot: Date, options: RecipeHealthO
     const input = structuredClone(contract.example.input) as Record<string, unknown>
     schemaProblems(contract.input_schema, input) // fills the input schema's defaults, as a run request would
     const block: RecipeRunSpec = {
-      slug: recipe.slug, contract: contract.contract, impl: contract.implementation.impl, input,
+      slug: recipe.slug, contract: contract.contract, impl: contract.implementation.impl, implementation: contract.implementation, input,
       max_pages: 1, unit_price: 0, reserved_units: 1, test_run: true,
     }
     const spec = recipeJobSpec(recipe, block, contract.engine, testRunToken(recipe.slug, slot), options.overrides, { allowlist: options.allowlist, isTimeZone: () => true })

@@ -63,8 +63,12 @@ const withSignedLinks = (body: string, links: readonly SignedLink[] | undefined,
     const envelope = JSON.parse(body) as { data: Record<string, unknown> }
     for (const link of links) {
       const signed = yield* blobs.signedUrl(link.blob_key, ttlSeconds, link.download_name)
-      envelope.data[link.field] = signed.url
-      envelope.data[`${link.field}_expires_at`] = signed.expires_at
+      // A field inside an object of the data is named by its path (`recipe.result_url`).
+      const path = link.field.split('.')
+      const name = path.pop()!
+      const holder = path.reduce((object, key) => object[key] as Record<string, unknown>, envelope.data)
+      holder[name] = signed.url
+      holder[`${name}_expires_at`] = signed.expires_at
     }
     return JSON.stringify(envelope)
   })

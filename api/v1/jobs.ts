@@ -124,7 +124,7 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     preHandler: requireApiKey(ctx, 'jobs.read'),
     schema: {
       tags: ['jobs'], summary: 'Get the result of a finished job', security, params: jobIdParams,
-      description: 'The job record with its manifest and artifacts (download each through the artifact route) once the job has ended. While it is queued or running, answers 409 `result_not_ready` at once, or with `wait=SECONDS` (at most 60) holds the request until the job ends and then answers 200, or answers 409 `result_not_ready` when the wait runs out (a long poll: no client-side polling needed). `wait` outside 0..60 answers 422 `invalid_wait`.',
+      description: 'The job record with its manifest and artifacts (download each through the artifact route) once the job has ended. A recipe run whose output is over 256 KB has `output: null` and a short-lived signed `result_url` instead. While it is queued or running, answers 409 `result_not_ready` at once, or with `wait=SECONDS` (at most 60) holds the request until the job ends and then answers 200, or answers 409 `result_not_ready` when the wait runs out (a long poll: no client-side polling needed). `wait` outside 0..60 answers 422 `invalid_wait`.',
       querystring: {
         type: 'object', additionalProperties: false,
         properties: { wait: { type: 'integer', minimum: 0, maximum: MAX_RESULT_WAIT_SECONDS, default: 0, description: 'Seconds to wait for the job to end (long poll).' } },
@@ -144,7 +144,10 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     if (doc.status === 'queued' || doc.status === 'running') {
       throw new StateConflict({ code: 'result_not_ready', message: `job ${job_id} is ${doc.status}; ${wait > 0 ? `it did not end within ${wait} s` : 'retry shortly, or wait with ?wait=SECONDS'}` })
     }
-    return jobView(doc)
+    const large = doc.recipe_run?.output_artifact_id
+    if (!large) return jobView(doc)
+    const signed = await ctx.run(artifactDownload(orgId, job_id, large, ctx.settings.artifactUrlTtlSeconds))
+    return { ...jobView(doc), result_url: signed.url, result_url_expires_at: signed.expires_at }
   })
 
   app.get('/v1/jobs/:job_id/artifacts/:artifact_id', {

@@ -86,7 +86,7 @@ export const checkRunRequest = (
   return Either.right({
     recipe, contract,
     block: {
-      slug, contract: contract.contract, impl: contract.implementation.impl, input, max_pages: maxPages,
+      slug, contract: contract.contract, impl: contract.implementation.impl, implementation: contract.implementation, input, max_pages: maxPages,
       unit_price: creditsPerUnit(contract.engine, contract.multiplier), reserved_units: reservedUnits(contract, maxPages), test_run: false,
     },
   })

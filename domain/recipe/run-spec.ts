@@ -10,6 +10,12 @@ export const RecipeRunSpec = Schema.Struct({
   slug: Schema.String,
   contract: Schema.Number,
   impl: Schema.Number,
+  /**
+   * The implementation as admitted (a recipe's `impl` with its steps, assertions, extractors and output): the job
+   * runs this one, whatever the catalogue holds when it runs (a deploy between admission and run, a fetcher on
+   * another version). Absent on jobs admitted before it was recorded, which run the catalogue's if its number matches.
+   */
+  implementation: Schema.optional(Schema.Unknown),
   input: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   /** Pages a paginating step may fetch (1 for contracts billed per run). */
   max_pages: Schema.Number,
@@ -25,8 +31,10 @@ export type RecipeRunSpec = typeof RecipeRunSpec.Type
 /** How a recipe run ended, recorded with the job's terminal event. */
 export const RecipeRunRecord = Schema.Struct({
   outcome: Schema.Literal(...RECIPE_OUTCOMES),
-  /** Set for ok and ok_empty. */
+  /** Set for ok and ok_empty when the output is at most 256 KB as JSON (SPEC 8: recipe result inline size). */
   output: Schema.optional(Schema.Unknown),
+  /** A larger output is stored as this artifact of the job (type `recipe_output`) and delivered as a signed `result_url`. */
+  output_artifact_id: Schema.optional(Schema.String),
   pages: Schema.Number,
   credits_charged: Schema.Number,
   detail: Schema.NullOr(Schema.String),

@@ -1,5 +1,6 @@
 import type { ArtifactRecord, JobFailed, JobSucceeded } from '../job/events.js'
 import type { JobState } from '../job/decider.js'
+import type { RecipeRunRecord, RecipeRunSpec } from '../recipe/run-spec.js'
 import type { ChangeMemo } from '../monitor/detection-decider.js'
 import type { ChangeSummarized, ChangeSummaryUnavailable } from '../monitor/detection-events.js'
 import type { DomainEvent } from '../streams.js'
@@ -14,7 +15,7 @@ export interface SourceEnvelope {
 
 /**
  * What a row is given besides the event, loaded by the fan-out as the row asks: the job as its stream folds (its
- * spec, tags; where a recipe job's `data.recipe` comes from once jobs carry a recipe block), or the change a summary
+ * spec, tags, a recipe job's recipe block for `data.recipe`), or the change a summary
  * event settles, as the monitor's stream folds.
  */
 export interface SourceContext {
@@ -57,6 +58,7 @@ const jobCompleted = (event: JobSucceeded | JobFailed, context: SourceContext): 
   const job = context.job
   const spec = job && job.status !== 'none' ? job.spec : undefined
   const artifacts = event.artifacts ?? []
+  const largeOutput = artifacts.find((artifact) => artifact.artifact_id === event.recipe?.output_artifact_id)
   return {
     kind: 'job.completed',
     key: 'job.completed',
@@ -70,9 +72,20 @@ const jobCompleted = (event: JobSucceeded | JobFailed, context: SourceContext): 
       tags: spec?.tags ?? [],
       finished_at: event.finished_at,
       artifacts: artifacts.map((artifact) => artifactView(event.job_id, artifact)),
+      ...(spec?.recipe ? { recipe: recipeView(spec.recipe, event.recipe) } : {}),
     },
+    ...(largeOutput ? { signed_links: [{ field: 'recipe.result_url', blob_key: largeOutput.blob_key, download_name: `recipe-output-${event.job_id}.json` }] } : {}),
   }
 }
+
+/**
+ * A recipe job's `data.recipe` (SPEC 6): the run and its outcome, and the output itself when it is at most 256 KB;
+ * a larger one is an artifact whose `result_url` is signed at each attempt.
+ */
+const recipeView = (block: RecipeRunSpec, run: RecipeRunRecord | undefined) => ({
+  slug: block.slug, contract: block.contract, impl: block.impl, outcome: run?.outcome ?? null,
+  result: run?.output ?? null, result_url: null, result_url_expires_at: null,
+})
 
 const artifactsReady = (event: JobSucceeded | JobFailed): WebhookEventDraft[] =>
   (event.artifacts ?? []).map((artifact) => ({ kind: 'artifact.ready', key: `artifact.ready:${artifact.artifact_id}`, data: artifactView(event.job_id, artifact) }))
