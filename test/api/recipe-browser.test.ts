@@ -7,7 +7,8 @@ import t from 'tap'
 import { startService } from '../helpers/service.js'
 
 /**
- * Recipe browser steps through the real service on the standard tier (Chromium, egress gateway): a local shop page
+ * Recipe browser steps through the real service on the standard tier (Chromium, egress gateway), and once on the
+ * stealth tier: a local shop page
  * with a consent banner over a search form whose results a script renders. The recipe accepts the banner, fills
  * the query, clicks search and waits for the results; its fill and click chains match on their second locator.
  */
@@ -53,10 +54,10 @@ const shop = createServer((req, res) => {
 await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve))
 const shopPort = (shop.address() as AddressInfo).port
 
-const recipe = (slug: string, steps: unknown[]) => ({
+const recipe = (slug: string, steps: unknown[], engine = 'standard') => ({
   slug, title: 'Shop search (test)', category: 'Test', status: 'beta', hosts: ['https://shop.example.test'],
   contracts: [{
-    contract: 1, engine: 'standard', multiplier: 1, credits_per_unit: 5, billing: { unit: 'run' },
+    contract: 1, engine, multiplier: 1, credits_per_unit: engine === 'stealth' ? 30 : 5, billing: { unit: 'run' },
     input_schema: { type: 'object', additionalProperties: false, required: ['query'], properties: { query: { type: 'string', minLength: 1, maxLength: 200 } } },
     output_schema: {
       type: 'object', additionalProperties: false, required: ['query', 'results'], properties: {
@@ -84,6 +85,9 @@ const dir = mkdtempSync(join(tmpdir(), 'recipes-browser-'))
 writeFileSync(join(dir, 'test-shop-search.json'), JSON.stringify(recipe('test-shop-search', [
   { navigate: { url: 'https://shop.example.test/search' } }, { dismiss_consent: {} }, ...search(),
 ])))
+writeFileSync(join(dir, 'test-shop-search-stealth.json'), JSON.stringify(recipe('test-shop-search-stealth', [
+  { navigate: { url: 'https://shop.example.test/search' } }, { dismiss_consent: {} }, ...search(),
+], 'stealth')))
 writeFileSync(join(dir, 'test-shop-no-consent.json'), JSON.stringify(recipe('test-shop-no-consent', [
   { navigate: { url: 'https://shop.example.test/search' } }, ...search(1000),
 ])))
@@ -139,4 +143,13 @@ t.test('without dismissing the banner the search button stays covered: layout_ch
   t.match(result.outcome_detail, /^step2: click found no element to act on/, 'the covered button could not be clicked')
   t.equal(result.credits_charged, 0)
   t.equal(queries.length, before, 'the covered search button did nothing')
+})
+
+t.test('the same steps on the stealth tier (puppeteer-real-browser, the same page interface)', async (t) => {
+  const result = await runToEnd('test-shop-search-stealth', { query: 'lamp' })
+  t.equal(result.status, 'succeeded', result.outcome_detail ?? 'succeeded')
+  t.equal(result.job_type, 'stealth')
+  t.same(result.output, { query: 'lamp', results: [{ name: 'Desk lamp', price: 19.5 }, { name: 'Floor lamp', price: 49 }] })
+  t.equal(result.matched_locators.step3, 1, 'click matched the second locator (an XPath first, on ::-p-xpath)')
+  t.equal(result.credits_charged, 30)
 })
