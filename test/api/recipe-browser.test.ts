@@ -8,9 +8,9 @@ import { startService } from '../helpers/service.js'
 
 /**
  * Recipe browser steps through the real service on the standard tier (Chromium, egress gateway), and once on the
- * stealth tier: a local shop page
- * with a consent banner over a search form whose results a script renders. The recipe accepts the banner, fills
- * the query, clicks search and waits for the results; its fill and click chains match on their second locator.
+ * stealth tier: a local shop page with a consent banner over a search form whose results a script renders. The
+ * recipe accepts the banner, fills the query, clicks search and waits for the results; its fill and click chains
+ * match on their second locator.
  */
 const SEARCH_PAGE = `<!doctype html><html><head><title>Shop search</title>
 <style>#consent{position:fixed;inset:0;background:rgba(0,0,0,.6);z-index:10}</style></head><body>
