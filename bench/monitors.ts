@@ -9,6 +9,7 @@
  * The monitors are spread over several Enterprise organizations (BENCH_ORGS) so one instant's jobs stay under the
  * plan's 500 concurrent jobs; with one organization half the runs would be `skipped_quota`.
  */
+import { randomUUID } from 'node:crypto'
 import { Effect } from 'effect'
 import { createMonitor } from '../commands/monitors.js'
 import { createApiKey, DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
@@ -22,6 +23,7 @@ import { STREAMS } from '../domain/streams.js'
 import type { ClockService } from '../ports/clock.js'
 import { EventStore } from '../ports/event-store.js'
 import { MONITOR_RUNS } from '../projections/monitors.js'
+import { JOBS as JOB_DOCS } from '../projections/jobs.js'
 import { countDocs } from '../projections/projection.js'
 import { startFixtureSite } from '../test/fixtures/site.js'
 import { startService, waitFor } from '../test/helpers/service.js'
@@ -117,19 +119,30 @@ console.log(`fire delay (fired − scheduled)   p50 ${fmt(percentile(fireDelays,
 console.log(`start delay (job minted − scheduled)  p50 ${fmt(percentile(startDelays, 50))} ms  p99 ${fmt(percentile(startDelays, 99))} ms  (${startDelays.length} minted, ${fired.length - startDelays.length} skipped)`)
 console.log(`detection  ${evaluated.length} runs evaluated in ${fmt((lastEvaluated - instant) / 1000)} s: ${fmt(detectionRate)} runs/s`)
 
-// Plain light jobs through the API of the same process, after the monitors' instant is done.
+// Plain light jobs through the API of the same process, on a quiet service: time stops (no more instants fire) and
+// the runs of later minutes that already started finish first.
+frozenAt = nowMs()
+await waitFor(async () => (await svc.run(countDocs(JOB_DOCS, { status: { $in: ['queued', 'running'] } }))) === 0, 10 * MINUTE, 1_000)
 const key = (await svc.run(createApiKey({
   org_id: orgs[0]!.org_id, name: 'bench', scopes: SCOPES, limits: { ...DEFAULT_KEY_LIMITS, rate_limit_rpm: 1_000_000, daily_quota: 100_000_000 }, expires_at: null, metadata,
 }))).secret
 await waitFor(async () => (await svc.api('GET', '/v1/jobs', { key })).status === 200, 30_000)
+let resets = 0
 const lightJobs = async (count: number) => {
   const started = performance.now()
   await pool(count, CONCURRENCY, async () => {
-    const submitted = await svc.api('POST', '/v1/jobs', { key, body: { job_type: 'light', target_url: `${site.origin}/page` } })
+    // Idempotent on its token, so a submit whose connection was reset is sent again (and counted).
+    const body = { job_type: 'light', target_url: `${site.origin}/page`, idempotency_token: randomUUID() }
+    let submitted = await svc.api('POST', '/v1/jobs', { key, body }).catch(() => null)
+    for (let attempt = 0; submitted === null && attempt < 3; attempt++) {
+      resets++
+      submitted = await svc.api('POST', '/v1/jobs', { key, body }).catch(() => null)
+    }
+    if (submitted === null) throw new Error('submit: connection reset 4 times')
     if (submitted.status !== 202) throw new Error(`submit answered ${submitted.status}: ${submitted.text}`)
     for (;;) {
       // A poll is a GET: one whose kept-alive connection the server closed meanwhile is simply asked again.
-      const result = await svc.api('GET', `/v1/jobs/${submitted.body.job_id}/result`, { key }).catch(() => ({ status: 409, text: '' }))
+      const result = await svc.api('GET', `/v1/jobs/${submitted.body.job_id}/result`, { key }).catch(() => { resets++; return { status: 409, text: '' } })
       if (result.status === 200) break
       if (result.status !== 409) throw new Error(`result poll answered ${result.status}: ${result.text}`)
       await new Promise((r) => setTimeout(r, 5))
@@ -140,7 +153,7 @@ const lightJobs = async (count: number) => {
 await lightJobs(Math.min(30, JOBS)) // warm-up
 const lightRate = await lightJobs(JOBS)
 
-console.log(`plain light jobs (same process, API submit to result, concurrency ${CONCURRENCY})  ${fmt(lightRate)} jobs/s`)
+console.log(`plain light jobs (same process, API submit to result, concurrency ${CONCURRENCY})  ${fmt(lightRate)} jobs/s  (${resets} requests sent again after a connection reset)`)
 console.log(`ratio: ${(detectionRate / lightRate).toFixed(2)}`)
 await svc.close()
 await site.close()
