@@ -9,7 +9,7 @@ import { HarRecorder } from './har.js'
 import { NavigationGuard } from './navigation-guard.js'
 import { jobManifest, jobTiming, type ObservedResponse } from '../manifest.js'
 import { DOCUMENT_BODY_SIZE } from './in-page.js'
-import { runPageJob } from './page-job.js'
+import { runPageJob, type NavigationContext } from './page-job.js'
 import type { BrowserPool, Lease } from './pool.js'
 import { requestFilter } from './request-filter.js'
 import { scriptedPage, type ScriptedPage } from './scripted-page.js'
@@ -64,17 +64,11 @@ const checkedBodySize = async (session: PageSession, main: MainResponse): Promis
 }
 
 /** What a page flow is given once its session is open: the page, the job's deadline and how to report. */
-export interface OpenSession {
-  readonly session: PageSession
+export interface OpenSession extends NavigationContext {
   readonly browser: LaunchedBrowser
   /** Epoch ms at which the session was asked for (after the lease). */
   readonly startedAt: number
-  /** Epoch ms at which the job's timeout_ms runs out. */
-  readonly deadline: number
-  readonly customProxy: boolean
   readonly navigations: NavigationGuard
-  readonly isGone: (error: unknown) => boolean
-  readonly onTargetResponse: (main: MainResponse) => void
   readonly onNavigated: (navigationMs: number) => void
   /** The job's manifest so far, with the flow's own keys. */
   readonly manifest: (details?: Record<string, unknown>) => Record<string, unknown>

@@ -15,9 +15,9 @@ const LAZY_QUIET_MS = 250
 const LAZY_WAIT_MAX_MS = 3_000
 const CHALLENGE_POLL_MS = 500
 
-export interface NavigateOptions {
+/** An open page session and how its navigations report: what every page flow (job or recipe script) is given. */
+export interface NavigationContext {
   readonly session: PageSession
-  readonly spec: JobSpec
   /** Epoch ms at which the job's timeout_ms runs out. */
   readonly deadline: number
   /** The job goes through a customer proxy (proxy failures are reported as `proxy_error`). */
@@ -26,6 +26,10 @@ export interface NavigateOptions {
   readonly isGone: (error: unknown) => boolean
   /** Told the main document's response once it is known to be the target's own (not the gateway's). */
   readonly onTargetResponse: (main: MainResponse) => void
+}
+
+export interface NavigateOptions extends NavigationContext {
+  readonly spec: JobSpec
 }
 
 export interface PageJobOptions extends NavigateOptions {

@@ -7,10 +7,10 @@
 import type { JobSpec } from '../../domain/job/spec.js'
 import { ACTION_ELEMENT_TIMEOUT_MS, AFTER_CLICK_LOAD_MS } from './actions.js'
 import { DISMISS_CONSENT } from './consent.js'
-import type { ElementLocator, MainResponse, PageSession } from './driver.js'
+import type { ElementLocator } from './driver.js'
 import { isTimeoutError, JobFailure } from './failures.js'
 import { SCROLL_DOWN } from './in-page.js'
-import { documentHtml, navigateTo, settled } from './page-job.js'
+import { documentHtml, navigateTo, settled, type NavigationContext } from './page-job.js'
 
 /** The rendered document as it is now, with the answer of the navigation that opened it. */
 export interface PageSnapshot {
@@ -45,12 +45,7 @@ export interface ScriptedPage {
   snapshot(): Promise<PageSnapshot>
 }
 
-export interface ScriptedSession {
-  readonly session: PageSession
-  readonly deadline: number
-  readonly customProxy: boolean
-  readonly isGone: (error: unknown) => boolean
-  readonly onTargetResponse: (main: MainResponse) => void
+export interface ScriptedSession extends NavigationContext {
   readonly onNavigated: (navigationMs: number) => void
 }
 
