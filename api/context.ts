@@ -17,6 +17,8 @@ export interface ApiContext {
   readonly settings: {
     readonly publicBaseUrl: string
     readonly artifactUrlTtlSeconds: number
+    /** The longest a result request may wait for its job to end (`?wait=`). */
+    readonly resultWaitMaxSeconds: number
     readonly ssrfAllowlist: Allowlist
     /** The recipes this deployment serves and RECIPE_ORIGIN_OVERRIDES; none when absent. */
     readonly recipes?: { readonly catalogue: RecipeCatalogue; readonly overrides: OriginOverrides }

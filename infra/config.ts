@@ -21,6 +21,8 @@ export interface Config {
   readonly extraCaFile: string | null
   readonly signingSecret: string
   readonly artifactUrlTtlSeconds: number
+  /** RESULT_WAIT_MAX_SECONDS: the longest `GET /v1/jobs/{id}/result?wait=` may hold a request (keep it under any proxy's idle timeout). */
+  readonly resultWaitMaxSeconds: number
   readonly fetcherConcurrency: number
   readonly roles: readonly Role[]
   readonly logLevel: string
@@ -166,6 +168,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     extraCaFile: env.SSL_CERT_FILE || null,
     signingSecret: signing,
     artifactUrlTtlSeconds: int(env.ARTIFACT_URL_TTL_SECONDS, 300, 'ARTIFACT_URL_TTL_SECONDS'),
+    resultWaitMaxSeconds: Math.min(300, Math.max(1, int(env.RESULT_WAIT_MAX_SECONDS, 60, 'RESULT_WAIT_MAX_SECONDS'))),
     fetcherConcurrency: Math.max(1, int(env.FETCHER_CONCURRENCY, 16, 'FETCHER_CONCURRENCY')),
     roles: parseRoles(env.ROLES),
     logLevel: env.LOG_LEVEL ?? 'info',

@@ -24,9 +24,6 @@ const isTimeZone = (zone: string) => {
 }
 
 
-/** The longest a result request may wait for its job to end (`?wait=`). */
-const MAX_RESULT_WAIT_SECONDS = 60
-
 export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
   app.post('/v1/jobs', {
     preHandler: requireApiKey(ctx, 'jobs.create'),
@@ -124,10 +121,10 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     preHandler: requireApiKey(ctx, 'jobs.read'),
     schema: {
       tags: ['jobs'], summary: 'Get the result of a finished job', security, params: jobIdParams,
-      description: 'The job record with its manifest and artifacts (download each through the artifact route) once the job has ended. A recipe run whose output is over 256 KB has `output: null` and a short-lived signed `result_url` instead. While it is queued or running, answers 409 `result_not_ready` at once, or with `wait=SECONDS` (at most 60) holds the request until the job ends and then answers 200, or answers 409 `result_not_ready` when the wait runs out (a long poll: no client-side polling needed). `wait` outside 0..60 answers 422 `invalid_wait`.',
+      description: 'The job record with its manifest and artifacts (download each through the artifact route) once the job has ended. A recipe run whose output is over 256 KB has `output: null` and a short-lived signed `result_url` instead. While it is queued or running, answers 409 `result_not_ready` at once, or with `wait=SECONDS` (at most RESULT_WAIT_MAX_SECONDS, default 60) holds the request until the job ends and then answers 200, or answers 409 `result_not_ready` when the wait runs out (a long poll: no client-side polling needed). `wait` outside 0..RESULT_WAIT_MAX_SECONDS answers 422 `invalid_wait`.',
       querystring: {
         type: 'object', additionalProperties: false,
-        properties: { wait: { type: 'integer', minimum: 0, maximum: MAX_RESULT_WAIT_SECONDS, default: 0, description: 'Seconds to wait for the job to end (long poll).' } },
+        properties: { wait: { type: 'integer', minimum: 0, maximum: ctx.settings.resultWaitMaxSeconds, default: 0, description: 'Seconds to wait for the job to end (long poll).' } },
       },
       response: { 200: { $ref: 'Job#' }, ...errors(401, 403, 404, 409, 422) },
     },

@@ -18,7 +18,7 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
   const build = async () => {
     const app = await buildApp({
       run,
-      settings: { publicBaseUrl: config.publicBaseUrl, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds, ssrfAllowlist: config.ssrfAllowlist, recipes: config.recipes },
+      settings: { publicBaseUrl: config.publicBaseUrl, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds, resultWaitMaxSeconds: config.resultWaitMaxSeconds, ssrfAllowlist: config.ssrfAllowlist, recipes: config.recipes },
       ...(Option.isSome(verifyDownload) ? { verifyDownload: verifyDownload.value } : {}),
       verifyUnsubscribe: (monitorId, recipient, token) => validUnsubscribeToken(config.signingSecret, monitorId, recipient, token),
     }, {

@@ -12,7 +12,7 @@ import { SCOPES } from '../../domain/scopes.js'
  */
 const app = await buildApp({
   run: () => Promise.reject(new Error('no effects run while reading the document')),
-  settings: { publicBaseUrl: 'http://127.0.0.1', artifactUrlTtlSeconds: 60, ssrfAllowlist: new Set() },
+  settings: { publicBaseUrl: 'http://127.0.0.1', artifactUrlTtlSeconds: 60, resultWaitMaxSeconds: 60, ssrfAllowlist: new Set() },
 })
 await app.ready()
 const doc = app.swagger() as any

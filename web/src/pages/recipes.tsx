@@ -62,16 +62,16 @@ const inputValue = (schema: JsonSchema, raw: string | boolean): unknown => {
 
 export const RecipeDetail = ({ slug }: { slug: string }) => {
   const recipe = useLoad(() => v1<RecipeDetail>('GET', `/v1/recipes/${slug}`), [slug])
-  const [values, setValues] = useState<Record<string, string | boolean>>({})
+  // null until the user edits a field: the form shows the contract's example from its first render, never empty.
+  const [edited, setValues] = useState<Record<string, string | boolean> | null>(null)
   const [error, setError] = useState<ApiError | null>(null)
   const [busy, setBusy] = useState(false)
   const [jobId, setJobId] = useState<string | null>(null)
   const [finished, setFinished] = useState(0)
   const contract = recipe.data?.contracts.find((c) => c.contract === recipe.data!.contract)
-  useEffect(() => {
-    const example = contract?.example?.input ?? {}
-    setValues(Object.fromEntries(Object.entries(example).map(([k, v]) => [k, typeof v === 'boolean' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v)])))
-  }, [contract?.contract, slug])
+  useEffect(() => { setValues(null) }, [contract?.contract, slug])
+  const values = edited ?? Object.fromEntries(Object.entries(contract?.example?.input ?? {})
+    .map(([k, v]) => [k, typeof v === 'boolean' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v)]))
   if (recipe.error) return <ErrorBox error={recipe.error} retry={recipe.reload} />
   if (!recipe.data || !contract) return <Loading what="the recipe" />
   const r = recipe.data
