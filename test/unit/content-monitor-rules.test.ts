@@ -9,8 +9,8 @@ import { needleIn, observe } from '../../domain/content-monitor/rules.js'
 const MONITOR = 'm1'
 const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString()
 
-/** Runs the decider through creation and one run per page, answering each run's outcome (and the events). */
-const runSequence = (rule: Rule, pages: readonly ({ body: string; status?: number } | 'fail')[]) => {
+/** A monitor created at minute 0 with `rule`: `apply` decides a command on its history so far and records the events. */
+const createdMonitor = (rule: Rule) => {
   const events: ContentMonitorEvent[] = []
   const apply = (command: ContentMonitorCommand) => {
     const decided = contentMonitorDecider.decide(command, fold(contentMonitorDecider, events))
@@ -22,6 +22,12 @@ const runSequence = (rule: Rule, pages: readonly ({ body: string; status?: numbe
     _tag: 'CreateContentMonitor', monitor_id: MONITOR, user_id: 'u', org_id: 'o', next_run_at: at(5), now: at(0),
     fields: { url: 'https://example.com/', backend: 'httpx', frequencyMinutes: 5, rule },
   })
+  return { events, apply }
+}
+
+/** Runs the decider through creation and one run per page, answering each run's outcome (and the events). */
+const runSequence = (rule: Rule, pages: readonly ({ body: string; status?: number } | 'fail')[]) => {
+  const { apply } = createdMonitor(rule)
   return pages.map((page, i) => {
     const run_id = `r${i}`
     apply({ _tag: 'RequestRun', monitor_id: MONITOR, run_id, scheduled_at: at(i + 1), forced: true, next_run_at: null, now: at(i + 1) })
@@ -91,17 +97,7 @@ t.test('snapshots come from the detection normalization: hidden parts and whites
 })
 
 t.test('a scheduled run left pending when a later instant is requested ends skipped (missed) in the same append', async (t) => {
-  const events: ContentMonitorEvent[] = []
-  const apply = (command: ContentMonitorCommand) => {
-    const decided = contentMonitorDecider.decide(command, fold(contentMonitorDecider, events))
-    if (Either.isLeft(decided)) throw decided.left
-    events.push(...decided.right)
-    return decided.right
-  }
-  apply({
-    _tag: 'CreateContentMonitor', monitor_id: MONITOR, user_id: 'u', org_id: 'o', next_run_at: at(5), now: at(0),
-    fields: { url: 'https://example.com/', backend: 'httpx', frequencyMinutes: 5, rule: { type: 'any_change', config: {} } },
-  })
+  const { events, apply } = createdMonitor({ type: 'any_change', config: {} })
   const request = (run_id: string, instant: number, now: number, forced = false) =>
     apply({ _tag: 'RequestRun', monitor_id: MONITOR, run_id, scheduled_at: at(instant), forced, next_run_at: at(instant + 5), now: at(now) })
   // Asked for ahead at minute 1 for minute 5; a forced run at minute 2 is running.
