@@ -11,6 +11,9 @@ const NAME = '^[a-z][a-z0-9_]{0,62}$'
 /** A literal origin, so no template can choose the host. */
 const ORIGIN = '^https?://[a-z0-9.-]+(:[0-9]{1,5})?$'
 
+/** One line of README table text: no line breaks, which would end the table row. */
+const tableText = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength, pattern: '^[^\\r\\n]*$' })
+
 const stringMap = { type: 'object', additionalProperties: { type: 'string', maxLength: 2000 } }
 
 const locator = {
@@ -147,6 +150,8 @@ export const RECIPE_META_SCHEMA = {
     slug: { type: 'string', pattern: SLUG },
     title: { type: 'string', minLength: 1, maxLength: 200 },
     category: { type: 'string', minLength: 1, maxLength: 100 },
+    site: tableText(300),
+    notes: tableText(600),
     status: { enum: ['beta', 'ga'] },
     hosts: { type: 'array', minItems: 1, items: { type: 'string', pattern: ORIGIN } },
     attribution: { type: 'object', additionalProperties: false, required: ['license', 'source', 'notice'], properties: { license: { type: 'string' }, source: { type: 'string' }, notice: { type: 'string' } } },

@@ -125,6 +125,10 @@ export interface Recipe {
   readonly slug: string
   readonly title: string
   readonly category: string
+  /** The site and endpoint it reads, for the README's recipe table (scripts/recipe-table.ts); never served by the API. */
+  readonly site?: string
+  /** Why this engine, limits, absent outcomes: the table's notes column. */
+  readonly notes?: string
   readonly status: 'beta' | 'ga'
   /** Origins (scheme://host[:port]) the recipe may reach; every URL it fetches is on one of them. */
   readonly hosts: readonly string[]

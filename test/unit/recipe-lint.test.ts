@@ -80,6 +80,7 @@ const cases: { name: string; change: (d: Doc) => void; pointer: string; message:
   { name: 'a transform outside the closed list', change: (d) => { impl(d).extract.title.transform = ['eval'] }, pointer: `${C}/implementation/extract/title/transform/0`, message: /must be equal to one of the allowed values/ },
   { name: 'an assertion deciding ok', change: (d) => { impl(d).assertions[0].outcome = 'ok' }, pointer: `${C}/implementation/assertions/0/outcome`, message: /must be equal to one of the allowed values/ },
   { name: 'an assertion with no condition', change: (d) => { impl(d).assertions[0] = { outcome: 'blocked' } }, pointer: `${C}/implementation/assertions/0`, message: /must match a schema in anyOf/ },
+  { name: 'table notes over two lines (they would break the README table row)', change: (d: any) => { d.notes = 'first\nsecond' }, pointer: '/notes', message: /must match pattern/ },
   { name: 'an unknown engine', change: (d: any) => { d.contracts[0].engine = 'quantum' }, pointer: `${C}/engine`, message: /must be equal to one of the allowed values/ },
   // What the meta-schema cannot say.
   { name: 'a contract number published twice', change: (d) => { d.contracts.push(structuredClone(d.contracts[0]!)) }, pointer: '/contracts/1/contract', message: /^contract 1 is published twice$/ },
