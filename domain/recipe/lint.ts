@@ -112,7 +112,11 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
       checkHeaders(request.headers, inner)
       for (const [name, value] of Object.entries(request.form ?? {})) checkPlaceholders(value, `${inner}/form/${name}`)
       if (request.json !== undefined) checkPlaceholders(JSON.stringify(request.json), `${inner}/json`)
-      if ('paginate' in step) checkChain(step.paginate.items, `${inner}/items`)
+      if ('paginate' in step) {
+        checkChain(step.paginate.items, `${inner}/items`)
+        const { start, last_page: last } = step.paginate
+        if (last !== undefined && last < start) add(`${inner}/last_page`, `the last page (${last}) comes before the first (${start})`)
+      }
       if ('request' in step) {
         if (step.request.optional && step.request.bind) add(`${inner}/bind`, 'an optional step binds nothing: later steps could not rely on its variables')
         if (step.request.optional && s === 0) add(`${inner}/optional`, 'the first step cannot be optional: it is the answer of the run')

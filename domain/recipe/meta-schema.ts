@@ -63,6 +63,7 @@ const step = {
         paginate: {
           type: 'object', additionalProperties: false, required: ['url', 'start', 'items', 'page_size'], properties: {
             ...requestProperties, start: { type: 'integer', minimum: 0 }, items: chain, page_size: { type: 'integer', minimum: 1, maximum: 1000 },
+            last_page: { type: 'integer', minimum: 0 },
           },
         },
       },

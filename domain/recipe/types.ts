@@ -45,6 +45,8 @@ export type PaginateStep = {
     /** The items of one page; fewer than `page_size` of them ends the pagination. */
     readonly items: readonly Locator[]
     readonly page_size: number
+    /** The highest `{page}` the site serves (its own page-depth limit): pagination stops there whatever max_pages allows. */
+    readonly last_page?: number
   }
 }
 /** Fetches the URL a previous response names (its host must be one of the recipe's hosts). */

@@ -203,7 +203,8 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
     } else if ('paginate' in step) {
       const fetchedPages: Fetched[] = []
       pages.set(name, fetchedPages)
-      for (let n = 0; n < run.maxPages; n += 1) {
+      const sitePages = step.paginate.last_page === undefined ? Infinity : step.paginate.last_page - step.paginate.start + 1
+      for (let n = 0; n < Math.min(run.maxPages, sitePages); n += 1) {
         const fetched = await fetchOne(build(step.paginate, step.paginate.start + n), name)
         fetchedPages.push(fetched)
         const items = locate(step.paginate.items, fetched.page)

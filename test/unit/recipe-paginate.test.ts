@@ -1,0 +1,55 @@
+import t from 'tap'
+import { runRecipe, type RecipeHttpRequest } from '../../fetchers/recipe/runtime.js'
+import type { Contract, Recipe } from '../../domain/recipe/types.js'
+
+/**
+ * A paginate step stops at the site's own page-depth limit (`last_page`) even when max_pages allows more, so a
+ * run on a site that refuses deeper pages (the App Store review feed serves ten) never asks for one.
+ */
+const contract = (lastPage?: number): Contract => ({
+  contract: 1, engine: 'light', multiplier: 1, credits_per_unit: 1, billing: { unit: 'page', per: '2 things' },
+  input_schema: { type: 'object', properties: {} }, output_schema: { type: 'object' },
+  example: { input: {}, output: {} },
+  implementation: {
+    impl: 1,
+    steps: [{ paginate: { url: 'https://api.example.org/things', query: { page: '{page}' }, start: 1, items: [{ jsonpath: '$.items[*]' }], page_size: 2, ...(lastPage !== undefined ? { last_page: lastPage } : {}) } }],
+    assertions: [],
+    extract: { things: { each: [{ jsonpath: '$.items[*]' }], fields: { id: { locators: [{ jsonpath: '$.id' }] } } } },
+    output: { things: '$extract.things' },
+  },
+})
+const recipe = (c: Contract): Recipe => ({ slug: 'things', title: 'Things', category: 'Test', status: 'beta', hosts: ['https://api.example.org'], contracts: [c] })
+
+/** Every page is full, so only max_pages or last_page can end the pagination. */
+const run = async (maxPages: number, lastPage?: number) => {
+  const sent: RecipeHttpRequest[] = []
+  const c = contract(lastPage)
+  const result = await runRecipe({
+    recipe: recipe(c), contract: c, input: {}, maxPages,
+    fetch: async (request) => {
+      sent.push(request)
+      const page = Number(new URL(request.url).searchParams.get('page'))
+      return { ok: true, response: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ id: `${page}a` }, { id: `${page}b` }] }), url: request.url } }
+    },
+  })
+  return { result, pages: sent.map((r) => new URL(r.url).searchParams.get('page')) }
+}
+
+t.test('last_page caps the pages fetched below max_pages', async (t) => {
+  const { result, pages } = await run(10, 3)
+  t.equal(result.outcome, 'ok')
+  t.same(pages, ['1', '2', '3'], 'pages 1 to 3, never page 4')
+  t.equal(result.pages, 3, 'three pages charged')
+  t.same(result.output, { things: ['1a', '1b', '2a', '2b', '3a', '3b'].map((id) => ({ id })) })
+})
+
+t.test('max_pages below last_page still decides', async (t) => {
+  const { result, pages } = await run(2, 3)
+  t.same(pages, ['1', '2'])
+  t.equal(result.pages, 2)
+})
+
+t.test('without last_page, max_pages alone decides', async (t) => {
+  const { pages } = await run(5)
+  t.same(pages, ['1', '2', '3', '4', '5'])
+})
