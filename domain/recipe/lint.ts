@@ -81,6 +81,15 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
   const pages = new Set<string>()
   const inputNames = new Set(Object.keys((contract.input_schema as { properties?: object }).properties ?? {}))
   const vars = new Set<string>()
+  for (const [name, lookup] of Object.entries(impl.lookups ?? {})) {
+    const pointer = `${at}/implementation/lookups/${name}`
+    const field = (contract.input_schema as { properties?: Record<string, { enum?: unknown[] }> }).properties?.[lookup.from]
+    if (!field) add(`${pointer}/from`, `${lookup.from} is not a field of the input schema`)
+    for (const value of field?.enum ?? []) {
+      if (typeof value !== 'string' || !Object.prototype.hasOwnProperty.call(lookup.map, value)) add(`${pointer}/map`, `the input value ${JSON.stringify(value)} has no entry`)
+    }
+    vars.add(name)
+  }
   const checkChain = (locators: readonly Locator[], pointer: string) => locators.forEach((locator, i) => {
     const problem = locatorProblem(locator)
     if (problem) add(`${pointer}/${i}`, `locator does not parse: ${problem}`)

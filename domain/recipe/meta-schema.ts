@@ -133,6 +133,12 @@ const contract = {
     implementation: {
       type: 'object', additionalProperties: false, required: ['impl', 'steps', 'assertions', 'extract', 'output'], properties: {
         impl: { type: 'integer', minimum: 1 },
+        lookups: {
+          type: 'object', propertyNames: { pattern: NAME }, additionalProperties: {
+            type: 'object', additionalProperties: false, required: ['from', 'map'],
+            properties: { from: { type: 'string', pattern: NAME }, map: { type: 'object', minProperties: 1, additionalProperties: { type: 'string', maxLength: 2000 } } },
+          },
+        },
         steps: { type: 'array', minItems: 1, maxItems: 20, items: { $ref: '#/$defs/step' } },
         assertions: { type: 'array', items: assertion },
         extract: { type: 'object', propertyNames: { pattern: NAME }, additionalProperties: { oneOf: [valueExtractor, listExtractor] } },

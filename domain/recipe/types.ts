@@ -97,8 +97,18 @@ export interface ListExtractor {
 }
 export type Extractor = ValueExtractor | ListExtractor
 
+/**
+ * A site's own word for an input value: `{vars.<name>}` becomes `map[input.<from>]` before the first step (absent
+ * when the input is absent), so an input can speak the caller's language ("tablet") and the URL the site's.
+ */
+export interface Lookup {
+  readonly from: string
+  readonly map: Readonly<Record<string, string>>
+}
+
 export interface Implementation {
   readonly impl: number
+  readonly lookups?: Readonly<Record<string, Lookup>>
   readonly steps: readonly Step[]
   readonly assertions: readonly Assertion[]
   readonly extract: Readonly<Record<string, Extractor>>

@@ -110,6 +110,10 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
   const { recipe, contract } = run
   const impl = contract.implementation
   const vars: Record<string, unknown> = {}
+  for (const [name, lookup] of Object.entries(impl.lookups ?? {})) {
+    const value = run.input[lookup.from]
+    if (typeof value === 'string' && Object.prototype.hasOwnProperty.call(lookup.map, value)) vars[name] = lookup.map[value]
+  }
   const pages = new Map<string, Fetched[]>()
   const matched: Record<string, number> = {}
   let fetchedCount = 0

@@ -3,16 +3,18 @@ import { runRecipe, type RecipeHttpRequest } from '../../fetchers/recipe/runtime
 import type { Contract, Recipe } from '../../domain/recipe/types.js'
 
 /**
- * A paginate step stops at the site's own page-depth limit (`last_page`) even when max_pages allows more, so a
- * run on a site that refuses deeper pages (the App Store review feed serves ten) never asks for one.
+ * Step options of the recipe language: a paginate step stops at the site's own page-depth limit (`last_page`) even
+ * when max_pages allows more, so a run on a site that refuses deeper pages (the App Store review feed serves ten)
+ * never asks for one; lookups turn the caller's input value into the site's word for it.
  */
-const contract = (lastPage?: number): Contract => ({
+const contract = (lastPage?: number, lookups?: Contract['implementation']['lookups']): Contract => ({
   contract: 1, engine: 'light', multiplier: 1, credits_per_unit: 1, billing: { unit: 'page', per: '2 things' },
   input_schema: { type: 'object', properties: {} }, output_schema: { type: 'object' },
   example: { input: {}, output: {} },
   implementation: {
     impl: 1,
-    steps: [{ paginate: { url: 'https://api.example.org/things', query: { page: '{page}' }, start: 1, items: [{ jsonpath: '$.items[*]' }], page_size: 2, ...(lastPage !== undefined ? { last_page: lastPage } : {}) } }],
+    ...(lookups ? { lookups } : {}),
+    steps: [{ paginate: { url: 'https://api.example.org/things', query: { page: '{page}', kind: '{vars.kind}' }, start: 1, items: [{ jsonpath: '$.items[*]' }], page_size: 2, ...(lastPage !== undefined ? { last_page: lastPage } : {}) } }],
     assertions: [],
     extract: { things: { each: [{ jsonpath: '$.items[*]' }], fields: { id: { locators: [{ jsonpath: '$.id' }] } } } },
     output: { things: '$extract.things' },
@@ -21,18 +23,18 @@ const contract = (lastPage?: number): Contract => ({
 const recipe = (c: Contract): Recipe => ({ slug: 'things', title: 'Things', category: 'Test', status: 'beta', hosts: ['https://api.example.org'], contracts: [c] })
 
 /** Every page is full, so only max_pages or last_page can end the pagination. */
-const run = async (maxPages: number, lastPage?: number) => {
+const run = async (maxPages: number, lastPage?: number, input: Record<string, unknown> = {}, lookups?: Contract['implementation']['lookups']) => {
   const sent: RecipeHttpRequest[] = []
-  const c = contract(lastPage)
+  const c = contract(lastPage, lookups)
   const result = await runRecipe({
-    recipe: recipe(c), contract: c, input: {}, maxPages,
+    recipe: recipe(c), contract: c, input, maxPages,
     fetch: async (request) => {
       sent.push(request)
       const page = Number(new URL(request.url).searchParams.get('page'))
       return { ok: true, response: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ id: `${page}a` }, { id: `${page}b` }] }), url: request.url } }
     },
   })
-  return { result, pages: sent.map((r) => new URL(r.url).searchParams.get('page')) }
+  return { result, pages: sent.map((r) => new URL(r.url).searchParams.get('page')), kinds: sent.map((r) => new URL(r.url).searchParams.get('kind')) }
 }
 
 t.test('last_page caps the pages fetched below max_pages', async (t) => {
@@ -52,4 +54,12 @@ t.test('max_pages below last_page still decides', async (t) => {
 t.test('without last_page, max_pages alone decides', async (t) => {
   const { pages } = await run(5)
   t.same(pages, ['1', '2', '3', '4', '5'])
+})
+
+t.test('a lookup puts the site\'s word for the input value into the URL', async (t) => {
+  const lookups = { kind: { from: 'device', map: { tablet: 'iPadSoftware', phone: 'software' } } }
+  t.same((await run(1, undefined, { device: 'tablet' }, lookups)).kinds, ['iPadSoftware'])
+  t.same((await run(1, undefined, { device: 'phone' }, lookups)).kinds, ['software'])
+  t.same((await run(1, undefined, {}, lookups)).kinds, [null], 'an absent input leaves the query entry out')
+  t.same((await run(1, undefined, { device: 'toString' }, lookups)).kinds, [null], 'only the map\'s own entries count')
 })
