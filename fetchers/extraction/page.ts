@@ -30,7 +30,12 @@ export class PageContext {
   private json?: JsonInput
   private prefixes?: Record<string, string>
 
-  constructor(readonly page: PageInput) {
+  /**
+   * `inScope`: for an XML fragment cut out of a larger document (a feed's `<item>` re-parsed alone), the namespaces
+   * its ancestors declared there (`xmlns:dc`, `xmlns:media`, a default `xmlns`), so its XPath resolves them as in
+   * the whole document.
+   */
+  constructor(readonly page: PageInput, private readonly inScope: Readonly<Record<string, string>> = {}) {
     this.xml = isXml(page.contentType)
   }
 
@@ -44,14 +49,17 @@ export class PageContext {
   xpathDocument(): XDocument | undefined {
     const $ = this.dom()
     if (!$) return undefined
-    this.mirrored ??= mirror($.root()[0], this.xml)
+    this.mirrored ??= mirror($.root()[0], this.xml, new Map(Object.entries(this.inScope)))
     return this.mirrored
   }
 
   /** Prefixes an XML document declares, so `//dc:creator` works on feeds. */
   xmlPrefixes(): Record<string, string> {
     const $ = this.dom()
-    this.prefixes ??= this.xml && $ ? declaredPrefixes($.root()[0]) : {}
+    if (this.prefixes === undefined) {
+      const { '': _default, ...inherited } = this.inScope
+      this.prefixes = this.xml && $ ? { ...inherited, ...declaredPrefixes($.root()[0]) } : {}
+    }
     return this.prefixes
   }
 

@@ -123,8 +123,11 @@ function nextInOrder(n: XNode): XNode | null {
 type Scope = ReadonlyMap<string, string>
 const NO_SCOPE: Scope = new Map()
 
-/** Mirror a cheerio document. `xml`: names keep their prefixes and namespaces come from xmlns attributes. */
-export function mirror(root: Document, xml: boolean): XDocument {
+/**
+ * Mirror a cheerio document. `xml`: names keep their prefixes and namespaces come from xmlns attributes, starting
+ * from `inScope` (prefix → URI, '' for the default namespace) for a fragment cut out of a larger document.
+ */
+export function mirror(root: Document, xml: boolean, inScope: Scope = NO_SCOPE): XDocument {
   const doc = new XDocument(root)
   let order = 1
   // Iterative with parallel stacks: broken pages can nest deeper than the call stack allows.
@@ -138,7 +141,7 @@ export function mirror(root: Document, xml: boolean): XDocument {
       scopes.push(scope)
     }
   }
-  pushChildren(root.children, doc, NO_SCOPE)
+  pushChildren(root.children, doc, inScope)
   while (sources.length > 0) {
     const source = sources.pop()!
     const parent = parents.pop()!
@@ -211,6 +214,18 @@ function declare(el: Element, scope: Scope): Scope {
     out.set(name === 'xmlns' ? '' : name.slice(6), value)
   }
   return out ?? scope
+}
+
+/** The namespaces an element's ancestors declare for it (prefix → URI, '' for the default; the nearest wins). */
+export function namespacesInScope(el: Element): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (let n = el.parent; n && n.type === 'tag'; n = n.parent) {
+    for (const [name, value] of Object.entries((n as Element).attribs)) {
+      const prefix = name === 'xmlns' ? '' : name.startsWith('xmlns:') ? name.slice(6) : undefined
+      if (prefix !== undefined && !(prefix in out)) out[prefix] = value
+    }
+  }
+  return out
 }
 
 /** Namespace prefixes declared anywhere in an XML document (first declaration wins). */

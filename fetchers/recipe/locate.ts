@@ -9,6 +9,7 @@ import type { Locator } from '../../domain/recipe/types.js'
 import { runCss } from '../extraction/css.js'
 import { runJsonPath } from '../extraction/jsonpath.js'
 import { PageContext } from '../extraction/page.js'
+import { namespacesInScope } from '../extraction/xpath-dom.js'
 import { runXPath } from '../extraction/xpath.js'
 
 export interface Located {
@@ -57,7 +58,12 @@ export const locateItems = (chain: readonly Locator[], page: PageContext): { rea
     const elements = 'css' in locator ? ($(locator.css).toArray() as Element[]) : []
     if ('xpath' in locator) continue
     if (elements.length > 0) {
-      return { matched, items: elements.map((el) => new PageContext({ url: page.page.url, html: $.html(el), ...(page.xml ? { contentType: 'application/xml' } : {}) })) }
+      return {
+        matched,
+        items: elements.map((el) => page.xml
+          ? new PageContext({ url: page.page.url, html: $.html(el), contentType: 'application/xml' }, namespacesInScope(el))
+          : new PageContext({ url: page.page.url, html: $.html(el) })),
+      }
     }
   }
   return null
