@@ -8,17 +8,32 @@ import { cssProblem, jsonPathProblem, regexProblem, xpathProblem } from '../extr
 import { creditsPerUnit } from './pricing.js'
 import { metaSchemaProblems, schemaCompileProblem, schemaProblems } from './schemas.js'
 import { placeholdersOf, renderUrl, type TemplateScope } from './template.js'
-import type { Contract, Locator, Recipe, Step } from './types.js'
+import type { Contract, EmbeddedJson, Locator, Recipe, Step } from './types.js'
 
 export interface LintProblem {
   readonly pointer: string
   readonly message: string
 }
 
-const locatorProblem = (locator: Locator): string | undefined => {
-  if ('css' in locator) return cssProblem(locator.css)
-  if ('xpath' in locator) return xpathProblem(locator.xpath)
-  return jsonPathProblem(locator.jsonpath)
+/** The first expression of an embedded-JSON chain that does not parse, with where it is. */
+const embeddedProblem = (json: EmbeddedJson, pointer: string): [string, string] | undefined => {
+  const problem = jsonPathProblem(json.jsonpath)
+  if (problem) return [`${pointer}/jsonpath`, problem]
+  if (json.after !== undefined && json.after === json.before) return [`${pointer}/before`, 'after and before are the same marker: the text between them is empty']
+  return json.json ? embeddedProblem(json.json, `${pointer}/json`) : undefined
+}
+
+/** A problem of one locator and the pointer below the locator it concerns ('' for its own expression). */
+const locatorProblem = (locator: Locator): [string, string] | undefined => {
+  const own = 'css' in locator ? cssProblem(locator.css) : 'xpath' in locator ? xpathProblem(locator.xpath) : 'jsonpath' in locator ? jsonPathProblem(locator.jsonpath) : undefined
+  if (own) return ['', own]
+  const where = 'where' in locator ? locator.where : undefined
+  if (where && 'css' in locator && !locator.json) return ['/where', 'where compares JSON values: a css locator takes it only with json']
+  const whereProblem = where ? jsonPathProblem(where.jsonpath) : undefined
+  if (whereProblem) return ['/where/jsonpath', whereProblem]
+  const thenProblem = where?.then !== undefined ? jsonPathProblem(where.then) : undefined
+  if (thenProblem) return ['/where/then', thenProblem]
+  return 'json' in locator && locator.json ? embeddedProblem(locator.json, '/json') : undefined
 }
 
 /** Every `pattern` keyword in a JSON schema, with its pointer. */
@@ -90,10 +105,6 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
     }
     vars.add(name)
   }
-  const checkChain = (locators: readonly Locator[], pointer: string) => locators.forEach((locator, i) => {
-    const problem = locatorProblem(locator)
-    if (problem) add(`${pointer}/${i}`, `locator does not parse: ${problem}`)
-  })
   const checkPlaceholders = (text: string, pointer: string) => {
     for (const placeholder of placeholdersOf(text)) {
       const [space, name] = placeholder.slice(1, -1).split('.')
@@ -101,6 +112,11 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
       if (space === 'vars' && !vars.has(name!)) add(pointer, `${placeholder} is not bound by an earlier step`)
     }
   }
+  const checkChain = (locators: readonly Locator[], pointer: string) => locators.forEach((locator, i) => {
+    const problem = locatorProblem(locator)
+    if (problem) add(`${pointer}/${i}${problem[0]}`, `locator does not parse: ${problem[1]}`)
+    if ('where' in locator && locator.where) checkPlaceholders(locator.where.equals, `${pointer}/${i}/where/equals`)
+  })
   const checkUrl = (url: string, query: Readonly<Record<string, string>> | undefined, pointer: string) => {
     const probe = renderUrl(url, {}, probeScope(url), recipe.hosts)
     if (!probe.ok) add(`${pointer}/url`, probe.error)
@@ -137,6 +153,7 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
     } else if ('follow' in step) {
       checkChain(step.follow.locators, `${pointer}/follow/locators`)
       checkHeaders(step.follow.headers, `${pointer}/follow`)
+      for (const [name, value] of Object.entries(step.follow.query ?? {})) checkPlaceholders(value, `${pointer}/follow/query/${name}`)
       if (step.follow.page !== undefined && !pages.has(step.follow.page)) add(`${pointer}/follow/page`, `no earlier step is named ${step.follow.page}`)
     } else if ('navigate' in step) {
       checkUrl(step.navigate.url, step.navigate.query, `${pointer}/navigate`)

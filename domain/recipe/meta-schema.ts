@@ -16,11 +16,25 @@ const tableText = (maxLength: number) => ({ type: 'string', minLength: 1, maxLen
 
 const stringMap = { type: 'object', additionalProperties: { type: 'string', maxLength: 2000 } }
 
+const expression = { type: 'string', minLength: 1, maxLength: 2000 }
+/** JSON embedded in text, cut between literal markers and parsed (types.ts EmbeddedJson); nests for JSON in strings. */
+const embeddedJson = {
+  type: 'object', additionalProperties: false, required: ['jsonpath'], properties: {
+    after: { type: 'string', minLength: 1, maxLength: 200 },
+    before: { type: 'string', minLength: 1, maxLength: 200 },
+    jsonpath: expression,
+    json: { $ref: '#/$defs/embeddedJson' },
+  },
+}
+const where = { type: 'object', additionalProperties: false, required: ['jsonpath', 'equals'], properties: { jsonpath: expression, equals: { type: 'string', maxLength: 2000 }, then: expression } }
+const locatorOptions = { json: { $ref: '#/$defs/embeddedJson' }, where }
+
 const locator = {
   oneOf: [
-    { type: 'object', additionalProperties: false, required: ['css'], properties: { css: { type: 'string', minLength: 1, maxLength: 2000 }, attribute: { type: 'string', minLength: 1, maxLength: 256 } } },
-    { type: 'object', additionalProperties: false, required: ['xpath'], properties: { xpath: { type: 'string', minLength: 1, maxLength: 2000 } } },
-    { type: 'object', additionalProperties: false, required: ['jsonpath'], properties: { jsonpath: { type: 'string', minLength: 1, maxLength: 2000 } } },
+    { type: 'object', additionalProperties: false, required: ['css'], properties: { css: expression, attribute: { type: 'string', minLength: 1, maxLength: 256 }, ...locatorOptions } },
+    { type: 'object', additionalProperties: false, required: ['xpath'], properties: { xpath: expression } },
+    { type: 'object', additionalProperties: false, required: ['jsonpath'], properties: { jsonpath: expression, ...locatorOptions } },
+    { type: 'object', additionalProperties: false, required: ['json'], properties: { ...locatorOptions } },
   ],
 }
 const chain = { type: 'array', minItems: 1, maxItems: 10, items: { $ref: '#/$defs/locator' } }
@@ -70,7 +84,7 @@ const step = {
     },
     {
       type: 'object', additionalProperties: false, required: ['follow'], properties: {
-        follow: { type: 'object', additionalProperties: false, required: ['locators', 'as'], properties: { page: { type: 'string', pattern: NAME }, locators: chain, as: { type: 'string', pattern: NAME }, headers: stringMap } },
+        follow: { type: 'object', additionalProperties: false, required: ['locators', 'as'], properties: { page: { type: 'string', pattern: NAME }, locators: chain, as: { type: 'string', pattern: NAME }, headers: stringMap, query: stringMap } },
       },
     },
     { type: 'object', additionalProperties: false, required: ['navigate'], properties: { navigate: { type: 'object', additionalProperties: false, required: ['url'], properties: { url: requestProperties.url, query: stringMap, as: requestProperties.as } } } },
@@ -165,5 +179,5 @@ export const RECIPE_META_SCHEMA = {
     disabled: { type: 'boolean' },
     contracts: { type: 'array', minItems: 1, items: contract },
   },
-  $defs: { locator, step },
+  $defs: { locator, step, embeddedJson },
 } as const

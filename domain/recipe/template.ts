@@ -89,16 +89,22 @@ const renderJsonValue = (template: unknown, scope: TemplateScope): unknown => {
   return template
 }
 
-/** An application/x-www-form-urlencoded body; absent optional values are left out like query entries. */
-export const renderForm = (form: Readonly<Record<string, string>>, scope: TemplateScope): Rendered<string> => attempt(() => {
-  const params = new URLSearchParams()
-  for (const [name, value] of Object.entries(form)) {
+/** Name and value pairs (form values, a followed URL's query); absent optional values are left out like query entries. */
+export const renderQuery = (entries: Readonly<Record<string, string>>, scope: TemplateScope): Rendered<[string, string][]> => attempt(() => {
+  const pairs: [string, string][] = []
+  for (const [name, value] of Object.entries(entries)) {
     const whole = WHOLE.exec(value)
     if (whole && lookup(scope, whole[1], whole[2], whole[3]) == null) continue
-    params.append(name, fill(value, scope, (v) => v))
+    pairs.push([name, fill(value, scope, (v) => v)])
   }
-  return params.toString()
+  return pairs
 })
+
+/** An application/x-www-form-urlencoded body; absent optional values are left out like query entries. */
+export const renderForm = (form: Readonly<Record<string, string>>, scope: TemplateScope): Rendered<string> => {
+  const pairs = renderQuery(form, scope)
+  return pairs.ok ? { ok: true, value: new URLSearchParams(pairs.value).toString() } : pairs
+}
 
 /** Text for the output (not a URL, body or selector): placeholders filled as they are; absent values are errors. */
 export const renderText = (text: string, scope: TemplateScope): Rendered<string> => attempt(() => fill(text, scope, (v) => v))

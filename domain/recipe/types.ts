@@ -6,11 +6,39 @@ import type { TransformName } from '../extraction.js'
 import type { JobType } from '../job/spec.js'
 import type { RecipeOutcome } from './outcomes.js'
 
-/** One way to find a value; a locator chain tries them in order and the first that matches wins. */
+/**
+ * JSON embedded in text: the text is cut after the first `after` and before the first `before` that follows it
+ * (literal markers, e.g. an anti-XSSI prefix or a script's `data:` … `, sideChannel`), parsed as JSON, never run,
+ * and `jsonpath` applies to the parsed value; `json` nests, for JSON inside a string of that JSON.
+ */
+export interface EmbeddedJson {
+  readonly after?: string
+  readonly before?: string
+  readonly jsonpath: string
+  readonly json?: EmbeddedJson
+}
+
+/**
+ * Keeps the located JSON values whose `jsonpath` finds `equals` (a template: `{input.x}` may choose the item; an
+ * absent optional value keeps every value), then `then` (a JSONPath) reads each kept value, e.g. the URL of the
+ * chosen track. The input is compared with data, never put into an expression.
+ */
+export interface Where { readonly jsonpath: string; readonly equals: string; readonly then?: string }
+
+/** Options every locator kind may carry (see EmbeddedJson and Where). */
+interface LocatorOptions { readonly json?: EmbeddedJson; readonly where?: Where }
+
+/**
+ * One way to find a value; a locator chain tries them in order and the first that matches wins. A locator of only
+ * `json` reads the response body as text (a JSON answer behind an anti-XSSI prefix); on `css` (the elements' raw
+ * text, or the attribute) and `jsonpath` (string values) it reads the located strings. XPath gives collapsed text,
+ * so it takes neither option.
+ */
 export type Locator =
-  | { readonly css: string; readonly attribute?: string }
+  | ({ readonly css: string; readonly attribute?: string } & LocatorOptions)
   | { readonly xpath: string }
-  | { readonly jsonpath: string }
+  | ({ readonly jsonpath: string } & LocatorOptions)
+  | { readonly json: EmbeddedJson; readonly where?: Where }
 
 /** A request whose URL, query, JSON body and form values may hold `{input.x}` / `{vars.x}` / `{page}` placeholders. */
 export interface RequestTemplate {
@@ -50,7 +78,16 @@ export type PaginateStep = {
   }
 }
 /** Fetches the URL a previous response names (its host must be one of the recipe's hosts). */
-export type FollowStep = { readonly follow: { readonly page?: string; readonly locators: readonly Locator[]; readonly as: string; readonly headers?: Readonly<Record<string, string>> } }
+export type FollowStep = {
+  readonly follow: {
+    readonly page?: string
+    readonly locators: readonly Locator[]
+    readonly as: string
+    readonly headers?: Readonly<Record<string, string>>
+    /** Query parameters set on the followed URL (replacing one of the same name); values may hold placeholders. */
+    readonly query?: Readonly<Record<string, string>>
+  }
+}
 
 /** Elements a browser step acts on: CSS or XPath, a fallback chain like every locator. */
 export type ElementChain = readonly ({ readonly css: string } | { readonly xpath: string })[]

@@ -7,7 +7,7 @@
  */
 import type { RecipeOutcome } from '../../domain/recipe/outcomes.js'
 import { schemaProblems } from '../../domain/recipe/schemas.js'
-import { renderForm, renderJson, renderText, renderUrl, type TemplateScope } from '../../domain/recipe/template.js'
+import { renderForm, renderJson, renderQuery, renderText, renderUrl, type TemplateScope } from '../../domain/recipe/template.js'
 import { stepName } from '../../domain/recipe/lint.js'
 import type { Assertion, Contract, Extractor, Recipe, RequestTemplate, Step } from '../../domain/recipe/types.js'
 import type { PageSnapshot, ScriptedPage } from '../browser/scripted-page.js'
@@ -77,7 +77,7 @@ const pageOf = (response: RecipeHttpResponse) => {
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
-const holds = (assertion: Assertion, fetched: Fetched): boolean => {
+const holds = (assertion: Assertion, fetched: Fetched, scope: TemplateScope): boolean => {
   const { response, page } = fetched
   if (assertion.status && !assertion.status.includes(response.status)) return false
   if (assertion.header) {
@@ -86,7 +86,7 @@ const holds = (assertion: Assertion, fetched: Fetched): boolean => {
   }
   if (assertion.contains !== undefined && !response.body.includes(assertion.contains)) return false
   if (assertion.select) {
-    const found = locate(assertion.select, page)
+    const found = locate(assertion.select, page, scope)
     if (!found) return false
     if (assertion.equals !== undefined && !sameJson(found.values[0], assertion.equals)) return false
   }
@@ -97,8 +97,8 @@ const holds = (assertion: Assertion, fetched: Fetched): boolean => {
  * The outcome a response decides, if any: the first assertion that holds; without one, HTTP 429 is rate_limited
  * and any other 4xx or 5xx an upstream_error. `ok_empty` is not an ending: it lets lists be empty.
  */
-const classify = (assertions: readonly Assertion[], step: string, fetched: Fetched): Assertion['outcome'] | null => {
-  const decided = assertions.find((a) => (a.step === undefined || a.step === step) && holds(a, fetched))
+const classify = (assertions: readonly Assertion[], step: string, fetched: Fetched, scope: TemplateScope): Assertion['outcome'] | null => {
+  const decided = assertions.find((a) => (a.step === undefined || a.step === step) && holds(a, fetched, scope))
   if (decided) return decided.outcome
   const { status } = fetched.response
   if (status === 429) return 'rate_limited'
@@ -127,7 +127,7 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
   /** A response the assertions accepted (an ok_empty marker is noted); any other classification ends the run. */
   const classified = (response: RecipeHttpResponse, step: string, what: string): Fetched => {
     const fetched = { response, page: pageOf(response) }
-    const outcome = classify(impl.assertions, step, fetched)
+    const outcome = classify(impl.assertions, step, fetched, scope())
     if (outcome === 'ok_empty') emptySteps.add(step)
     else if (outcome !== null) throw new Ended(outcome, `${step}: ${what} ${new URL(response.url).pathname} answered HTTP ${response.status}, classified ${outcome}`)
     return fetched
@@ -200,7 +200,7 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
       }
       pages.set(name, [fetched])
       for (const [variable, binding] of Object.entries(step.request.bind ?? {})) {
-        const found = locate(binding.locators, fetched.page)
+        const found = locate(binding.locators, fetched.page, scope())
         if (!found) throw new Ended('layout_changed', `${name}: nothing found for ${variable}`)
         vars[variable] = found.values[0]
       }
@@ -211,16 +211,19 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
       for (let n = 0; n < Math.min(run.maxPages, sitePages); n += 1) {
         const fetched = await fetchOne(build(step.paginate, step.paginate.start + n), name)
         fetchedPages.push(fetched)
-        const items = locate(step.paginate.items, fetched.page)
+        const items = locate(step.paginate.items, fetched.page, scope())
         if ((items?.values.length ?? 0) < step.paginate.page_size) break
       }
     } else if ('follow' in step) {
       const from = pages.get(step.follow.page ?? 'main')?.[0]
-      const found = from ? locate(step.follow.locators, from.page) : null
+      const found = from ? locate(step.follow.locators, from.page, scope()) : null
       if (!found || typeof found.values[0] !== 'string') throw new Ended('layout_changed', `${name}: no URL to follow`)
       let url: URL
       try { url = new URL(found.values[0], from!.response.url) } catch { throw new Ended('layout_changed', `${name}: the URL to follow is not a URL`) }
       if (!recipe.hosts.includes(url.origin)) throw new Ended('error', `${name}: the URL to follow leaves the recipe's hosts`)
+      const query = renderQuery(step.follow.query ?? {}, scope())
+      if (!query.ok) throw new Ended('error', `${name}: ${query.error}`)
+      for (const [parameter, value] of query.value) url.searchParams.set(parameter, value)
       pages.set(step.follow.as, [await fetchOne({ method: 'GET', url: url.href, headers: { ...step.follow.headers } }, step.follow.as)])
     } else if ('navigate' in step) {
       const url = renderUrl(step.navigate.url, step.navigate.query, scope(), recipe.hosts)
@@ -259,7 +262,7 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
     const firstPage = stepName(impl.steps[0]!, 0)
     for (const [name, extractor] of Object.entries(impl.extract)) {
       const page = extractor.page ?? firstPage
-      extracted[name] = skippedSteps.has(page) ? absent(extractor) : extract(name, extractor, pages.get(page) ?? [], emptySteps.has(page), matched)
+      extracted[name] = skippedSteps.has(page) ? absent(extractor) : extract(name, extractor, pages.get(page) ?? [], emptySteps.has(page), { matched, scope: scope() })
     }
     const output = fillOutput(impl.output, { extract: extracted, input: run.input, vars, attribution: recipe.attribution ?? null })
     const problems = schemaProblems(contract.output_schema, output)
@@ -275,8 +278,15 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
   }
 }
 
-const valueOf = (extractor: Extract<Extractor, { locators: unknown }>, page: PageContext, name: string, matched: Record<string, number>): unknown => {
-  const found = locate(extractor.locators, page)
+/** Where extractors record the locator that matched, and the values a `where` compares with. */
+interface ExtractContext {
+  readonly matched: Record<string, number>
+  readonly scope: TemplateScope
+}
+
+const valueOf = (extractor: Extract<Extractor, { locators: unknown }>, page: PageContext, name: string, context: ExtractContext): unknown => {
+  const { matched } = context
+  const found = locate(extractor.locators, page, context.scope)
   if (!found) {
     if (extractor.required === false) return extractor.all ? [] : null
     throw new Ended('layout_changed', `nothing found for ${name}`)
@@ -294,16 +304,16 @@ const absent = (extractor: Extractor): unknown => ('each' in extractor || extrac
  * its page (all pages of a pagination). An empty list is an answer only with a positive "no results" marker
  * (an ok_empty assertion); otherwise the layout changed.
  */
-const extract = (name: string, extractor: Extractor, fetched: readonly Fetched[], empty: boolean, matched: Record<string, number>): unknown => {
+const extract = (name: string, extractor: Extractor, fetched: readonly Fetched[], empty: boolean, context: ExtractContext): unknown => {
   if (fetched.length === 0) throw new Ended('error', `${name}: its page was never fetched`)
-  if (!('each' in extractor)) return valueOf(extractor, fetched[0]!.page, name, matched)
+  if (!('each' in extractor)) return valueOf(extractor, fetched[0]!.page, name, context)
   const rows: Record<string, unknown>[] = []
   for (const { page } of fetched) {
-    const items = locateItems(extractor.each, page)
+    const items = locateItems(extractor.each, page, context.scope)
     if (!items) continue
-    matched[name] = items.matched
+    context.matched[name] = items.matched
     for (const item of items.items) {
-      rows.push(Object.fromEntries(Object.entries(extractor.fields).map(([field, value]) => [field, valueOf(value, item, `${name}.${field}`, matched)])))
+      rows.push(Object.fromEntries(Object.entries(extractor.fields).map(([field, value]) => [field, valueOf(value, item, `${name}.${field}`, context)])))
     }
   }
   if (rows.length === 0 && !empty) throw new Ended('layout_changed', `no items found for ${name} and no "no results" marker`)
