@@ -7,7 +7,7 @@
 import { cssProblem, jsonPathProblem, regexProblem, xpathProblem } from '../extraction.js'
 import { creditsPerUnit } from './pricing.js'
 import { metaSchemaProblems, schemaCompileProblem, schemaProblems } from './schemas.js'
-import { placeholdersOf, renderUrl, type TemplateScope } from './template.js'
+import { hostInputOf, placeholdersOf, renderUrl, type TemplateScope } from './template.js'
 import type { Contract, EmbeddedJson, Locator, Recipe, Step } from './types.js'
 
 export interface LintProblem {
@@ -45,17 +45,24 @@ const patternsOf = (schema: unknown, pointer: string): [string, string][] => {
   ])
 }
 
-/** A value for every placeholder of a text, so a URL template renders exactly as the runtime would render it. */
-const probeScope = (text: string): TemplateScope => {
-  const input: Record<string, string> = {}
+/**
+ * A value for every placeholder of a text, so a URL template renders exactly as the runtime would render it; the
+ * input giving the host takes the value given.
+ */
+const probeScope = (text: string, host?: { readonly name: string; readonly value: unknown }): TemplateScope => {
+  const input: Record<string, unknown> = {}
   const vars: Record<string, string> = {}
   for (const placeholder of placeholdersOf(text)) {
     const [space, name] = placeholder.slice(1, -1).split('.')
     if (space === 'input') input[name!] = 'x'
     if (space === 'vars') vars[name!] = 'x'
   }
-  return { input, vars, page: 1 }
+  if (host) input[host.name] = host.value
+  return { input, vars, page: 1, cursor: 'x' }
 }
+
+/** The number of capture groups of a pattern that compiles. */
+const captureGroups = (pattern: string): number => new RegExp(`${pattern}|`).exec('')!.length - 1
 
 const stepName = (step: Step, index: number): string => {
   const body = Object.values(step)[0] as { as?: string }
@@ -94,7 +101,8 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
 
   const impl = contract.implementation
   const pages = new Set<string>()
-  const inputNames = new Set(Object.keys((contract.input_schema as { properties?: object }).properties ?? {}))
+  const inputProperties = (contract.input_schema as { properties?: Record<string, { enum?: unknown }> }).properties ?? {}
+  const inputNames = new Set(Object.keys(inputProperties))
   const vars = new Set<string>()
   for (const [name, lookup] of Object.entries(impl.lookups ?? {})) {
     const pointer = `${at}/implementation/lookups/${name}`
@@ -105,8 +113,18 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
     }
     vars.add(name)
   }
-  const checkPlaceholders = (text: string, pointer: string) => {
+  for (const [name, derivation] of Object.entries(impl.derive ?? {})) {
+    const pointer = `${at}/implementation/derive/${name}`
+    if (!inputNames.has(derivation.input)) add(`${pointer}/input`, `${derivation.input} is not a field of the input schema`)
+    const problem = regexProblem(derivation.pattern)
+    if (problem) add(`${pointer}/pattern`, problem)
+    else if (captureGroups(derivation.pattern) < 1) add(`${pointer}/pattern`, 'the pattern has no capture group: the variable is its first one')
+    vars.add(name)
+  }
+  /** `cursor`: the text belongs to a paginate step that declares a cursor, the only place `{cursor}` is known. */
+  const checkPlaceholders = (text: string, pointer: string, cursor = false) => {
     for (const placeholder of placeholdersOf(text)) {
+      if (placeholder === '{cursor}' && !cursor) add(pointer, '{cursor} is only known in a paginate step that declares a cursor')
       const [space, name] = placeholder.slice(1, -1).split('.')
       if (space === 'input' && !inputNames.has(name!)) add(pointer, `${placeholder} is not a field of the input schema`)
       if (space === 'vars' && !vars.has(name!)) add(pointer, `${placeholder} is not bound by an earlier step`)
@@ -117,11 +135,26 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
     if (problem) add(`${pointer}/${i}${problem[0]}`, `locator does not parse: ${problem[1]}`)
     if ('where' in locator && locator.where) checkPlaceholders(locator.where.equals, `${pointer}/${i}/where/equals`)
   })
-  const checkUrl = (url: string, query: Readonly<Record<string, string>> | undefined, pointer: string) => {
-    const probe = renderUrl(url, {}, probeScope(url), recipe.hosts)
-    if (!probe.ok) add(`${pointer}/url`, probe.error)
-    checkPlaceholders(url, `${pointer}/url`)
-    for (const [name, value] of Object.entries(query ?? {})) checkPlaceholders(value, `${pointer}/query/${name}`)
+  /** A URL renders for every value its host can take: a host placeholder's input must be an enum of declared hosts. */
+  const checkUrl = (url: string, query: Readonly<Record<string, string>> | undefined, pointer: string, cursor = false) => {
+    const hostInput = hostInputOf(url)
+    const hostValues = hostInput === undefined ? [undefined] : inputProperties[hostInput]?.enum
+    if (!Array.isArray(hostValues) || hostValues.length === 0) {
+      add(`${pointer}/url`, `{input.${hostInput}} gives the host, so the input schema must make ${hostInput} an enum of the recipe's hosts`)
+    } else {
+      const problems = new Set<string>()
+      for (const value of hostValues) {
+        const probe = renderUrl(url, {}, probeScope(url, hostInput === undefined ? undefined : { name: hostInput, value }), recipe.hosts)
+        if (!probe.ok) problems.add(hostInput === undefined ? probe.error : `${probe.error} (for ${hostInput} ${JSON.stringify(value)})`)
+      }
+      for (const problem of problems) add(`${pointer}/url`, problem)
+    }
+    checkPlaceholders(url.replaceAll('{cursor}', ''), `${pointer}/url`)
+    if (placeholdersOf(url).includes('{cursor}')) add(`${pointer}/url`, '{cursor} goes only in a query, JSON or form value of its own (it is absent on the first page)')
+    for (const [name, value] of Object.entries(query ?? {})) {
+      checkPlaceholders(value, `${pointer}/query/${name}`, cursor)
+      if (cursor && value !== '{cursor}' && placeholdersOf(value).includes('{cursor}')) add(`${pointer}/query/${name}`, '{cursor} must be the whole query value (it is absent on the first page)')
+    }
   }
   const checkHeaders = (headers: Readonly<Record<string, string>> | undefined, pointer: string) => {
     for (const [name, value] of Object.entries(headers ?? {})) {
@@ -133,13 +166,15 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
     if ('request' in step || 'paginate' in step) {
       const request = 'request' in step ? step.request : step.paginate
       const inner = `${pointer}/${'request' in step ? 'request' : 'paginate'}`
-      checkUrl(request.url, request.query, inner)
+      const cursor = 'paginate' in step && step.paginate.cursor !== undefined
+      checkUrl(request.url, request.query, inner, cursor)
       checkHeaders(request.headers, inner)
-      for (const [name, value] of Object.entries(request.form ?? {})) checkPlaceholders(value, `${inner}/form/${name}`)
-      if (request.json !== undefined) checkPlaceholders(JSON.stringify(request.json), `${inner}/json`)
+      for (const [name, value] of Object.entries(request.form ?? {})) checkPlaceholders(value, `${inner}/form/${name}`, cursor)
+      if (request.json !== undefined) checkPlaceholders(JSON.stringify(request.json), `${inner}/json`, cursor)
       if ('paginate' in step) {
         checkChain(step.paginate.items, `${inner}/items`)
-        const { start, last_page: last } = step.paginate
+        if (step.paginate.cursor) checkChain(step.paginate.cursor, `${inner}/cursor`)
+        const { start = 1, last_page: last } = step.paginate
         if (last !== undefined && last < start) add(`${inner}/last_page`, `the last page (${last}) comes before the first (${start})`)
       }
       if ('request' in step) {

@@ -75,9 +75,9 @@ const step = {
     {
       type: 'object', additionalProperties: false, required: ['paginate'], properties: {
         paginate: {
-          type: 'object', additionalProperties: false, required: ['url', 'start', 'items', 'page_size'], properties: {
-            ...requestProperties, start: { type: 'integer', minimum: 0 }, items: chain, page_size: { type: 'integer', minimum: 1, maximum: 1000 },
-            last_page: { type: 'integer', minimum: 0 },
+          type: 'object', additionalProperties: false, required: ['url', 'items', 'page_size'], properties: {
+            ...requestProperties, start: { type: 'integer', minimum: 0 }, page_step: { type: 'integer', minimum: 1, maximum: 10000 },
+            last_page: { type: 'integer', minimum: 0 }, cursor: chain, items: chain, page_size: { type: 'integer', minimum: 1, maximum: 1000 },
           },
         },
       },
@@ -151,6 +151,12 @@ const contract = {
           type: 'object', propertyNames: { pattern: NAME }, additionalProperties: {
             type: 'object', additionalProperties: false, required: ['from', 'map'],
             properties: { from: { type: 'string', pattern: NAME }, map: { type: 'object', minProperties: 1, additionalProperties: { type: 'string', maxLength: 2000 } } },
+          },
+        },
+        derive: {
+          type: 'object', propertyNames: { pattern: NAME }, maxProperties: 10, additionalProperties: {
+            type: 'object', additionalProperties: false, required: ['input', 'pattern'],
+            properties: { input: { type: 'string', pattern: NAME }, pattern: { type: 'string', minLength: 1, maxLength: 500 } },
           },
         },
         steps: { type: 'array', minItems: 1, maxItems: 20, items: { $ref: '#/$defs/step' } },

@@ -1,28 +1,34 @@
 /**
- * The template engine of recipes. Placeholders (`{input.name}`, `{vars.name}`, `{page}`) are filled only where a
- * recipe asks for them in a URL's path and query, a JSON body or form values; the caller never hands it a selector,
- * a script, a header or a host. The origin of a URL template is literal (no placeholder may come before its path)
- * and must be one of the recipe's hosts; values in a URL path are percent-encoded as one segment, query and form
- * values by URLSearchParams, so no value can add a path segment, a query parameter or change the host.
+ * The template engine of recipes. Placeholders (`{input.name}`, `{vars.name}`, `{page}`, `{cursor}`) are filled only
+ * where a recipe asks for them in a URL's path and query, a JSON body or form values; the caller never hands it a
+ * selector, a script or a header. The origin of a URL template is literal, or its whole host is one input placeholder
+ * (`https://{input.server}/...`, for sites that are many servers): either way the rendered origin must be one of the
+ * recipe's hosts, and the linter accepts a host placeholder only for an input whose schema is an enum of them. Values
+ * in a URL path are percent-encoded as one segment, query and form values by URLSearchParams, so no value can add a
+ * path segment, a query parameter or reach a host the recipe does not declare.
  */
 
 export interface TemplateScope {
   readonly input: Readonly<Record<string, unknown>>
   readonly vars: Readonly<Record<string, unknown>>
   readonly page?: number
+  /** The cursor the previous page of a cursor pagination named (absent on the first page). */
+  readonly cursor?: string
 }
 
 export type Rendered<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string }
 
-const PLACEHOLDER = /\{(?:(input|vars)\.([a-z][a-z0-9_]*)|(page))\}/g
-const WHOLE = /^\{(?:(input|vars)\.([a-z][a-z0-9_]*)|(page))\}$/
-/** A URL template: literal scheme and host (and port), then the rest. */
-const URL_TEMPLATE = /^(https?:\/\/[a-z0-9.-]+(?::[0-9]{1,5})?)((?:[/?#].*)?)$/
+const PLACEHOLDER = /\{(?:(input|vars)\.([a-z][a-z0-9_]*)|(page|cursor))\}/g
+const WHOLE = /^\{(?:(input|vars)\.([a-z][a-z0-9_]*)|(page|cursor))\}$/
+/** A URL template: literal scheme, a literal host or one input placeholder as the whole host, a literal port, then the rest. */
+const URL_TEMPLATE = /^(https?:\/\/)(?:([a-z0-9.-]+)|\{input\.([a-z][a-z0-9_]*)\})((?::[0-9]{1,5})?)((?:[/?#].*)?)$/
+const HOST = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/
 
 class MissingValue extends Error {}
 
-const lookup = (scope: TemplateScope, space: string | undefined, name: string | undefined, page: string | undefined): unknown => {
-  if (page !== undefined) return scope.page
+const lookup = (scope: TemplateScope, space: string | undefined, name: string | undefined, counter: string | undefined): unknown => {
+  if (counter === 'page') return scope.page
+  if (counter === 'cursor') return scope.cursor
   const from = space === 'input' ? scope.input : scope.vars
   return Object.prototype.hasOwnProperty.call(from, name!) ? from[name!] : undefined
 }
@@ -36,7 +42,7 @@ const scalar = (value: unknown, where: string): string => {
 
 /** Fills every placeholder of `text`, each value passed through `encode`. */
 const fill = (text: string, scope: TemplateScope, encode: (value: string) => string) =>
-  text.replace(PLACEHOLDER, (whole, space?: string, name?: string, page?: string) => encode(scalar(lookup(scope, space, name, page), whole)))
+  text.replace(PLACEHOLDER, (whole, space?: string, name?: string, counter?: string) => encode(scalar(lookup(scope, space, name, counter), whole)))
 
 /** Names of the placeholders a text uses (for the linter). */
 export const placeholdersOf = (text: string): string[] => [...text.matchAll(PLACEHOLDER)].map((m) => m[0])
@@ -50,17 +56,25 @@ const attempt = <T>(render: () => T): Rendered<T> => {
   }
 }
 
+/** The input field a URL template takes its whole host from (`https://{input.server}/...`), if it does. */
+export const hostInputOf = (template: string): string | undefined => URL_TEMPLATE.exec(template)?.[3]
+
 /**
  * A URL from its template and query templates. A query entry that is only an absent placeholder is left out
- * (optional inputs); any other absent value is an error. The result's origin is the template's literal origin.
+ * (optional inputs and the first page's cursor); any other absent value is an error. The result's origin is the
+ * template's origin, which must be one of the recipe's hosts: a host placeholder is filled with the input value as
+ * it is, and a value that is not a host name, or names a host the recipe does not declare, is refused.
  */
 export const renderUrl = (template: string, query: Readonly<Record<string, string>> | undefined, scope: TemplateScope, hosts: readonly string[]): Rendered<string> => {
   const parts = URL_TEMPLATE.exec(template)
-  if (!parts) return { ok: false, error: `URL template ${template} must start with a literal http(s) origin` }
-  const origin = parts[1]!
+  if (!parts) return { ok: false, error: `URL template ${template} must start with a literal http(s) origin, or one whose whole host is an input placeholder` }
+  const hostInput = parts[3]
+  const host = hostInput === undefined ? parts[2]! : scope.input[hostInput]
+  if (typeof host !== 'string' || !HOST.test(host)) return { ok: false, error: `URL template ${template}: {input.${hostInput}} is not a host name` }
+  const origin = `${parts[1]}${host}${parts[4]}`
   if (!hosts.includes(origin)) return { ok: false, error: `URL template ${template} is not on one of the recipe's hosts` }
   return attempt(() => {
-    const url = new URL(origin + fill(parts[2]!, scope, encodeURIComponent))
+    const url = new URL(origin + fill(parts[5]!, scope, encodeURIComponent))
     for (const [name, value] of Object.entries(query ?? {})) {
       const whole = WHOLE.exec(value)
       if (whole) {

@@ -68,8 +68,15 @@ export type RequestStep = {
 export type PaginateStep = {
   readonly paginate: RequestTemplate & {
     readonly as?: string
-    /** First value of `{page}`. */
-    readonly start: number
+    /** First value of `{page}` (default 1). */
+    readonly start?: number
+    /** How much `{page}` grows from one page to the next (default 1; the page size for offset pagination). */
+    readonly page_step?: number
+    /**
+     * Cursor pagination: where a page names the next one. `{cursor}` is absent on the first page (a query entry that
+     * is only `{cursor}` is left out), then the value located here; no cursor, or the same one again, ends it.
+     */
+    readonly cursor?: readonly Locator[]
     /** The items of one page; fewer than `page_size` of them ends the pagination. */
     readonly items: readonly Locator[]
     readonly page_size: number
@@ -143,9 +150,17 @@ export interface Lookup {
   readonly map: Readonly<Record<string, string>>
 }
 
+/** A variable taken from an input value by a regular expression: its first capture group (`{vars.name}`). */
+export interface Derivation {
+  readonly input: string
+  readonly pattern: string
+}
+
 export interface Implementation {
   readonly impl: number
   readonly lookups?: Readonly<Record<string, Lookup>>
+  /** Variables read out of input values before the first step (e.g. the parts of a URL a user pasted). */
+  readonly derive?: Readonly<Record<string, Derivation>>
   readonly steps: readonly Step[]
   readonly assertions: readonly Assertion[]
   readonly extract: Readonly<Record<string, Extractor>>

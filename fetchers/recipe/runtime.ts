@@ -9,7 +9,7 @@ import type { RecipeOutcome } from '../../domain/recipe/outcomes.js'
 import { schemaProblems } from '../../domain/recipe/schemas.js'
 import { renderForm, renderJson, renderQuery, renderText, renderUrl, type TemplateScope } from '../../domain/recipe/template.js'
 import { stepName } from '../../domain/recipe/lint.js'
-import type { Assertion, Contract, Extractor, Recipe, RequestTemplate, Step } from '../../domain/recipe/types.js'
+import type { Assertion, Contract, Derivation, Extractor, Locator, Recipe, RequestTemplate, Step } from '../../domain/recipe/types.js'
 import type { PageSnapshot, ScriptedPage } from '../browser/scripted-page.js'
 import { applyTransforms } from '../extraction/transforms.js'
 import { PageContext } from '../extraction/page.js'
@@ -122,7 +122,8 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
   /** Optional steps whose fetch did not give an answer: their values are absent (null, or empty lists). */
   const skippedSteps = new Set<string>()
 
-  const scope = (page?: number): TemplateScope => ({ input: run.input, vars, ...(page !== undefined ? { page } : {}) })
+  const scope = (page?: number, cursor?: string): TemplateScope =>
+    ({ input: run.input, vars, ...(page !== undefined ? { page } : {}), ...(cursor !== undefined ? { cursor } : {}) })
 
   /** A response the assertions accepted (an ok_empty marker is noted); any other classification ends the run. */
   const classified = (response: RecipeHttpResponse, step: string, what: string): Fetched => {
@@ -167,8 +168,8 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
     page.changed = true
   }
 
-  const build = (template: RequestTemplate, page?: number): RecipeHttpRequest => {
-    const url = renderUrl(template.url, template.query, scope(page), recipe.hosts)
+  const build = (template: RequestTemplate, page?: number, cursor?: string): RecipeHttpRequest => {
+    const url = renderUrl(template.url, template.query, scope(page, cursor), recipe.hosts)
     if (!url.ok) throw new Ended('error', url.error)
     const headers: Record<string, string> = { ...template.headers }
     let body: string | undefined
@@ -205,14 +206,21 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
         vars[variable] = found.values[0]
       }
     } else if ('paginate' in step) {
+      const { start = 1, page_step: pageStep = 1, cursor: cursorAt } = step.paginate
       const fetchedPages: Fetched[] = []
       pages.set(name, fetchedPages)
-      const sitePages = step.paginate.last_page === undefined ? Infinity : step.paginate.last_page - step.paginate.start + 1
+      let cursor: string | undefined
+      const sitePages = step.paginate.last_page === undefined ? Infinity : Math.floor((step.paginate.last_page - start) / pageStep) + 1
       for (let n = 0; n < Math.min(run.maxPages, sitePages); n += 1) {
-        const fetched = await fetchOne(build(step.paginate, step.paginate.start + n), name)
+        const fetched = await fetchOne(build(step.paginate, start + n * pageStep, cursor), name)
         fetchedPages.push(fetched)
         const items = locate(step.paginate.items, fetched.page, scope())
         if ((items?.values.length ?? 0) < step.paginate.page_size) break
+        if (cursorAt) {
+          const next = nextCursor(cursorAt, fetched.page, scope())
+          if (next === undefined || next === cursor) break
+          cursor = next
+        }
       }
     } else if ('follow' in step) {
       const from = pages.get(step.follow.page ?? 'main')?.[0]
@@ -256,6 +264,7 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
   }
 
   try {
+    for (const [name, derivation] of Object.entries(impl.derive ?? {})) vars[name] = derived(name, derivation, run.input)
     for (const [index, step] of impl.steps.entries()) await runStep(step, index)
     await settle()
     const extracted: Record<string, unknown> = {}
@@ -276,6 +285,21 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
     if (e instanceof Ended) return { outcome: e.outcome, pages: fetchedCount, detail: e.detail, matched }
     return { outcome: 'error', pages: fetchedCount, detail: `the recipe runtime failed: ${(e as Error).message}`, matched }
   }
+}
+
+/** The next page's cursor a page names: a non-empty string or a number; anything else means there is no next page. */
+const nextCursor = (locators: readonly Locator[], page: PageContext, scope: TemplateScope): string | undefined => {
+  const value = locate(locators, page, scope)?.values[0]
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value)
+  return typeof value === 'string' && value !== '' ? value : undefined
+}
+
+/** A derived variable: the first capture group of its pattern in the input value (the input schema should ensure a match). */
+const derived = (name: string, derivation: Derivation, input: Readonly<Record<string, unknown>>): string => {
+  const value = input[derivation.input]
+  const match = typeof value === 'string' ? new RegExp(derivation.pattern).exec(value) : null
+  if (match?.[1] === undefined) throw new Ended('error', `derive ${name}: input ${derivation.input} does not match its pattern`)
+  return match[1]
 }
 
 /** Where extractors record the locator that matched, and the values a `where` compares with. */

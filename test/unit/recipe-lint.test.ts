@@ -128,7 +128,30 @@ const cases: { name: string; change: (d: Doc) => void; pointer: string; message:
   { name: 'an extractor on a page that does not exist', change: (d) => { impl(d).extract.heading.page = 'nowhere' }, pointer: `${C}/implementation/extract/heading/page`, message: /^no step is named nowhere$/ },
   { name: 'an optional step that binds', change: (d) => { steps(d)[4].request.bind = { size: { locators: [{ jsonpath: '$.size' }] } } }, pointer: `${S}/4/request/bind`, message: /^an optional step binds nothing/ },
   { name: 'an optional first step', change: (d) => { steps(d)[0].request.optional = true; delete steps(d)[0].request.bind; steps(d).splice(1, 3) }, pointer: `${S}/0/request/optional`, message: /^the first step cannot be optional/, others: true },
+  // A host placeholder: only for an input whose schema is an enum of the recipe's hosts.
+  { name: 'a host placeholder whose input is not an enum', change: (d) => { steps(d)[0].request.url = 'https://{input.name}/things' }, pointer: `${S}/0/request/url`, message: /^\{input\.name\} gives the host, so the input schema must make name an enum of the recipe's hosts$/ },
+  { name: 'a host placeholder whose enum names an undeclared host', change: (d: any) => { d.contracts[0].input_schema.properties.kind = { enum: ['api.example.com', 'evil.example.net'], default: 'api.example.com' }; steps(d)[0].request.url = 'https://{input.kind}/things' }, pointer: `${S}/0/request/url`, message: /is not on one of the recipe's hosts \(for kind "evil\.example\.net"\)$/ },
+  { name: 'a host placeholder whose enum holds something that is not a host', change: (d: any) => { d.contracts[0].input_schema.properties.kind = { enum: ['api.example.com', 'api.example.com/x'], default: 'api.example.com' }; steps(d)[0].request.url = 'https://{input.kind}/things' }, pointer: `${S}/0/request/url`, message: /\{input\.kind\} is not a host name \(for kind "api\.example\.com\/x"\)$/ },
+  // Cursor pagination: {cursor} only in a paginate step that declares where its cursor is, as a whole value.
+  { name: '{cursor} in a paginate step without a cursor', change: (d) => { steps(d)[1].paginate.query.after = '{cursor}' }, pointer: `${S}/1/paginate/query/after`, message: /^\{cursor\} is only known in a paginate step that declares a cursor$/ },
+  { name: '{cursor} in a request step', change: (d) => { steps(d)[2].request.json = { id: '{vars.id}', after: '{cursor}' } }, pointer: `${S}/2/request/json`, message: /^\{cursor\} is only known in a paginate step that declares a cursor$/ },
+  { name: '{cursor} as part of a query value', change: (d) => { steps(d)[1].paginate.cursor = [{ jsonpath: '$.next' }]; steps(d)[1].paginate.query.after = 'id:{cursor}' }, pointer: `${S}/1/paginate/query/after`, message: /^\{cursor\} must be the whole query value/ },
+  { name: '{cursor} in a URL path', change: (d) => { steps(d)[1].paginate.cursor = [{ jsonpath: '$.next' }]; steps(d)[1].paginate.url = 'https://api.example.com/things/{vars.id}/tags/{cursor}' }, pointer: `${S}/1/paginate/url`, message: /^\{cursor\} goes only in a query, JSON or form value of its own/ },
+  { name: 'a cursor locator that does not parse', change: (d) => { steps(d)[1].paginate.cursor = [{ jsonpath: '$.next[' }] }, pointer: `${S}/1/paginate/cursor/0`, message: /^locator does not parse/ },
+  // Derived variables: a safe pattern with a capture group over an input field.
+  { name: 'a derived variable from an input the schema lacks', change: (d) => { impl(d).derive = { part: { input: 'url', pattern: '^(.+)$' } } }, pointer: `${C}/implementation/derive/part/input`, message: /^url is not a field of the input schema$/ },
+  { name: 'a derived variable whose pattern has no capture group', change: (d) => { impl(d).derive = { part: { input: 'name', pattern: '^[a-z]+' } } }, pointer: `${C}/implementation/derive/part/pattern`, message: /^the pattern has no capture group/ },
+  { name: 'a derived variable with a catastrophic pattern', change: (d) => { impl(d).derive = { part: { input: 'name', pattern: '^(([a-z])+)+$' } } }, pointer: `${C}/implementation/derive/part/pattern`, message: /backtrack catastrophically/ },
 ]
+
+t.test('a host from an enum of declared hosts, a cursor pagination and a derived variable pass the linter', async (t) => {
+  const document: any = base()
+  document.contracts[0].input_schema.properties.kind = { enum: ['api.example.com', 'www.example.com'], default: 'api.example.com' }
+  steps(document)[0].request.url = 'https://{input.kind}/things/{input.name}'
+  steps(document)[1].paginate = { as: 'tags', url: 'https://api.example.com/things/{vars.id}/tags', query: { after: '{cursor}', n: '{vars.part}' }, cursor: [{ jsonpath: '$.next' }], items: [{ jsonpath: '$.items[*]' }], page_size: 50 }
+  impl(document).derive = { part: { input: 'name', pattern: '^([a-z]+)' } }
+  t.same(lintRecipe(document), [])
+})
 
 for (const c of cases) {
   t.test(c.name, async (t) => {

@@ -38,7 +38,7 @@ t.test('URL templates: the origin is the template\'s, a path value is one encode
   t.pass(`${fuzzValues.length} values`)
 })
 
-t.test('hosts are literal: a placeholder before the path, or a host not in the recipe, is refused', async (t) => {
+t.test('hosts are literal or declared: a placeholder inside the host, before the path, or a host not in the recipe, is refused', async (t) => {
   t.notOk(renderUrl('https://{input.host}/x', undefined, { input: { host: 'evil.example' }, vars: {} }, HOSTS).ok)
   t.notOk(renderUrl('https://api.example.org{input.port}/x', undefined, { input: { port: '.evil.example' }, vars: {} }, HOSTS).ok)
   t.notOk(renderUrl('{input.url}', undefined, { input: { url: 'https://api.example.org/' }, vars: {} }, HOSTS).ok)
@@ -77,3 +77,15 @@ t.test('running every shipped recipe with hostile input never reaches another ho
     t.equal(JSON.stringify(contract.implementation), before, `${recipe.slug}: steps, locators and assertions unchanged`)
   }
 })
+
+t.test('a host placeholder gives only a declared host: any other value, hostile or not, is refused', async (t) => {
+  const hosts = ['https://mastodon.social', 'https://fosstodon.org']
+  const render = (server: unknown) => renderUrl('https://{input.server}/api/v1/timelines/tag/{input.tag}', { limit: '40' }, { input: { server, tag: 'rust' }, vars: {} }, hosts)
+  t.same(render('fosstodon.org'), { ok: true, value: 'https://fosstodon.org/api/v1/timelines/tag/rust?limit=40' })
+  for (const value of [...fuzzValues, 'evil.example', 'mastodon.social.evil.example', 'mastodon.social:444', 'mastodon.social@evil.example', 'MASTODON.SOCIAL', 42, null, ['mastodon.social']]) {
+    const url = render(value)
+    if (url.ok) t.fail(`host value ${JSON.stringify(value)} was accepted: ${url.value}`)
+  }
+  t.pass('every other value refused')
+})
+
