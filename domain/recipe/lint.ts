@@ -217,6 +217,7 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
     if ('each' in extractor) {
       checkChain(extractor.each, `${pointer}/each`)
       for (const [field, value] of Object.entries(extractor.fields)) checkChain(value.locators, `${pointer}/fields/${field}/locators`)
+      if (extractor.position !== undefined && extractor.position in extractor.fields) add(`${pointer}/position`, `${extractor.position} is already a field of this list`)
     } else {
       checkChain(extractor.locators, `${pointer}/locators`)
     }

@@ -110,6 +110,7 @@ const listExtractor = {
     page: { type: 'string', pattern: NAME },
     each: chain,
     fields: { type: 'object', propertyNames: { pattern: NAME }, additionalProperties: valueExtractor },
+    position: { type: 'string', pattern: NAME },
   },
 }
 

@@ -138,6 +138,8 @@ export interface ListExtractor {
   /** The items (JSON values or elements); each field's locators are relative to one item. */
   readonly each: readonly Locator[]
   readonly fields: Readonly<Record<string, ValueExtractor>>
+  /** A field that gets each item's 1-based position in the whole list, across pages (a search result's rank). */
+  readonly position?: string
 }
 export type Extractor = ValueExtractor | ListExtractor
 

@@ -337,7 +337,8 @@ const extract = (name: string, extractor: Extractor, fetched: readonly Fetched[]
     if (!items) continue
     context.matched[name] = items.matched
     for (const item of items.items) {
-      rows.push(Object.fromEntries(Object.entries(extractor.fields).map(([field, value]) => [field, valueOf(value, item, `${name}.${field}`, context)])))
+      const row = Object.fromEntries(Object.entries(extractor.fields).map(([field, value]) => [field, valueOf(value, item, `${name}.${field}`, context)]))
+      rows.push(extractor.position === undefined ? row : { [extractor.position]: rows.length + 1, ...row })
     }
   }
   if (rows.length === 0 && !empty) throw new Ended('layout_changed', `no items found for ${name} and no "no results" marker`)

@@ -81,6 +81,7 @@ const cases: { name: string; change: (d: Doc) => void; pointer: string; message:
   { name: 'an assertion deciding ok', change: (d) => { impl(d).assertions[0].outcome = 'ok' }, pointer: `${C}/implementation/assertions/0/outcome`, message: /must be equal to one of the allowed values/ },
   { name: 'an assertion with no condition', change: (d) => { impl(d).assertions[0] = { outcome: 'blocked' } }, pointer: `${C}/implementation/assertions/0`, message: /must match a schema in anyOf/ },
   { name: 'table notes over two lines (they would break the README table row)', change: (d: any) => { d.notes = 'first\nsecond' }, pointer: '/notes', message: /must match pattern/ },
+  { name: 'a list position named like one of its fields', change: (d: any) => { impl(d).extract.tags.position = 'name' }, pointer: `${C}/implementation/extract/tags/position`, message: /^name is already a field of this list$/ },
   { name: 'an unknown engine', change: (d: any) => { d.contracts[0].engine = 'quantum' }, pointer: `${C}/engine`, message: /must be equal to one of the allowed values/ },
   // What the meta-schema cannot say.
   { name: 'a contract number published twice', change: (d) => { d.contracts.push(structuredClone(d.contracts[0]!)) }, pointer: '/contracts/1/contract', message: /^contract 1 is published twice$/ },

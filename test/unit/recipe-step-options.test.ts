@@ -5,7 +5,7 @@ import type { Contract, Recipe } from '../../domain/recipe/types.js'
 /**
  * Step options of the recipe language: a paginate step stops at the site's own page-depth limit (`last_page`) even
  * when max_pages allows more, so a run on a site that refuses deeper pages (the App Store review feed serves ten)
- * never asks for one; lookups turn the caller's input value into the site's word for it.
+ * never asks for one; lookups turn the caller's input value into the site's word for it; a list position ranks items.
  */
 const contract = (lastPage?: number, lookups?: Contract['implementation']['lookups']): Contract => ({
   contract: 1, engine: 'light', multiplier: 1, credits_per_unit: 1, billing: { unit: 'page', per: '2 things' },
@@ -62,4 +62,18 @@ t.test('a lookup puts the site\'s word for the input value into the URL', async 
   t.same((await run(1, undefined, { device: 'phone' }, lookups)).kinds, ['software'])
   t.same((await run(1, undefined, {}, lookups)).kinds, [null], 'an absent input leaves the query entry out')
   t.same((await run(1, undefined, { device: 'toString' }, lookups)).kinds, [null], 'only the map\'s own entries count')
+})
+
+t.test('a list position numbers the items from 1 across every page', async (t) => {
+  const c = contract(2)
+  const things = c.implementation.extract.things as Extract<Contract['implementation']['extract'][string], { each: unknown }>
+  const ranked: Contract = { ...c, implementation: { ...c.implementation, extract: { things: { ...things, position: 'rank' } } } }
+  const result = await runRecipe({
+    recipe: recipe(ranked), contract: ranked, input: {}, maxPages: 5,
+    fetch: async (request) => {
+      const page = Number(new URL(request.url).searchParams.get('page'))
+      return { ok: true, response: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ id: `${page}a` }, { id: `${page}b` }] }), url: request.url } }
+    },
+  })
+  t.same(result.output, { things: [{ rank: 1, id: '1a' }, { rank: 2, id: '1b' }, { rank: 3, id: '2a' }, { rank: 4, id: '2b' }] })
 })
