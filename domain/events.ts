@@ -51,8 +51,20 @@ export const decodeStored = <C extends Category>(
   if (!TYPES_BY_CATEGORY.get(name)!.has(recorded.type)) {
     return { ok: false, reason: `unknown event type ${recorded.type} in a ${name} stream (written by a newer version, or in need of an upcaster)` }
   }
+  let decoded = decodedOnce.get(recorded)
+  if (!decoded) decodedOnce.set(recorded, (decoded = decodeOfCategory(name, recorded)))
+  return decoded as StoredDecoding<EventOf<C>>
+}
+
+/**
+ * Decodings by recorded event: the projections and processors that get the same recorded event (replay hands one to
+ * all of them) decode it once. Decoded events are immutable values, so sharing one is safe.
+ */
+const decodedOnce = new WeakMap<object, StoredDecoding<DomainEvent>>()
+
+const decodeOfCategory = (name: Category, recorded: { readonly type: string; readonly data: unknown }): StoredDecoding<DomainEvent> => {
   const decoded = decoders.get(name)!({ ...(recorded.data as object), _tag: recorded.type })
-  if (decoded._tag === 'Right') return { ok: true, event: decoded.right as EventOf<C> }
+  if (decoded._tag === 'Right') return { ok: true, event: decoded.right as DomainEvent }
   const fields = [...new Set(ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((issue) => issue.path.join('.') || '(event)'))]
   return { ok: false, reason: `${recorded.type} does not match its schema at ${fields.join(', ')}` }
 }

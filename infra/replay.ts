@@ -4,6 +4,7 @@ import type { Projection } from '../projections/projection.js'
 import { DocumentStore } from '../ports/document-store.js'
 import { EventLog, StoreLog } from '../ports/event-log.js'
 import { EventStore } from '../ports/event-store.js'
+import { replayDocuments } from './replay-documents.js'
 
 /** Events read from the log at a time. */
 const EVENTS_PER_READ = 1000
@@ -17,28 +18,32 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
   const store = yield* EventStore
   const counts: Record<string, number> = Object.fromEntries(projections.map((projection) => [projection.name, 0]))
   // One write group for the whole rebuild, clears included. SQLite: one transaction, so a failed replay leaves the
-  // models as they were. MongoDB: writes leave as bulk writes, and since the cleared collections hold only what the
-  // group writes, reads of documents not made yet need no round trip; a failed replay is run again from the start.
+  // models as they were. MongoDB: writes leave as bulk writes; a failed replay is run again from the start. Inside, the
+  // projections fold into memory (replayDocuments), and each document is written once with its final value.
+  const byCategory = projectionsByCategory(projections)
   const after = yield* documents.inBatch(Effect.gen(function* () {
     for (const projection of projections) {
       for (const collection of projection.collections) yield* documents.clear(collection)
     }
     // A replay into an empty database leaves it as a running service would: with the indexes its queries need.
     yield* documents.ensureIndexes(projections.flatMap((projection) => projection.indexes))
-    let folded = 0
+    const folded = replayDocuments(documents, projections.flatMap((projection) => projection.collections))
+    let position = 0
     for (;;) {
-      const batch = yield* store.readAll(folded, EVENTS_PER_READ)
-      if (batch.length === 0) return folded
+      const batch = yield* store.readAll(position, EVENTS_PER_READ)
+      if (batch.length === 0) break
       yield* Effect.forEach(batch, (event) => {
-        const category = streamCategory(event.stream)
-        return Effect.forEach(projections, (projection) => {
-          if (!projection.categories.includes(category)) return Effect.void
+        const handlers = byCategory.get(streamCategory(event.stream))
+        if (!handlers) return Effect.void
+        return Effect.forEach(handlers, (projection) => {
           counts[projection.name]! += 1
           return projection.apply(event)
         }, { discard: true })
-      }, { discard: true })
-      folded = batch[batch.length - 1]!.position
+      }, { discard: true }).pipe(Effect.provideService(DocumentStore, folded.store))
+      position = batch[batch.length - 1]!.position
     }
+    yield* folded.flush
+    return position
   }))
   // The rebuilt models reflect the log up to `after`: live projectors resume from there.
   const storeLog = yield* StoreLog
@@ -48,3 +53,12 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
     (projection.ordering === 'log' ? storeLog : eventLog).setCheckpoint(projection.name, after), { concurrency: 'unbounded', discard: true })
   return counts
 })
+
+/** The projections that fold each category's events, in the given order. */
+const projectionsByCategory = (projections: readonly Projection[]) => {
+  const byCategory = new Map<string, Projection[]>()
+  for (const projection of projections) {
+    for (const category of projection.categories) byCategory.set(category, [...(byCategory.get(category) ?? []), projection])
+  }
+  return byCategory
+}

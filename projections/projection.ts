@@ -46,7 +46,8 @@ export const defineProjection = <C extends Category>(definition: ProjectionDefin
     if (!decoded.ok) {
       return Effect.logWarning(`${definition.name} skips event ${recorded.event_id} (position ${recorded.position}): ${decoded.reason}`)
     }
-    const { type: _type, data: _data, ...envelope } = recorded
+    // The recorded event is its own envelope (a copy without the raw data would cost one object per event and projection).
+    const envelope: EventEnvelope = recorded
     return definition.apply(decoded.event, envelope)
   },
 })
@@ -83,11 +84,11 @@ export const updateDoc = <D extends Stored<object>>(
   envelope: Pick<EventEnvelope, 'position'>,
   change: (current: D | null) => NoInfer<Omit<D, '_id' | '_position'>> | null,
 ): ProjectionEffect =>
-  Effect.gen(function* () {
-    const current = yield* getDoc(into, id)
-    if (current && current._position >= envelope.position) return
+  // Chained rather than a generator: replay runs this for every event of every projection.
+  Effect.flatMap(DocumentStore, (docs) => Effect.flatMap(docs.get(into.name, id) as Effect.Effect<D | null, StoreUnavailable>, (current) => {
+    if (current && current._position >= envelope.position) return Effect.void
     const next = change(current)
-    if (next === null) return
+    if (next === null) return Effect.void
     const doc: Doc = { ...next, _id: id, _position: envelope.position }
-    yield* (yield* DocumentStore).put(into.name, doc)
-  })
+    return docs.put(into.name, doc)
+  }))
