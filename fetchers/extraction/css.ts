@@ -11,9 +11,8 @@ export function attributeOf(el: Element, name: string): string | undefined {
 }
 
 export function runCss(hook: ExtractionHook, page: PageContext): HookResult {
-  const $ = page.dom()
-  if (!$) return failed(hook, NOT_MARKUP)
-  let elements = $(hook.selector!).toArray() as Element[]
+  let elements = page.select(hook.selector!)
+  if (!elements) return failed(hook, NOT_MARKUP)
   const attribute = hook.attribute
   if (attribute === undefined) return fromMatches(hook, elements, (el) => elementText(el, page.xml))
   // Elements without the attribute are not matches: `a` + href should not yield nulls for anchors without one.

@@ -3,6 +3,8 @@
  * JSON) is built lazily and at most once per job, then shared by all hooks.
  */
 import { load, type CheerioAPI } from 'cheerio'
+import type { Element } from 'domhandler'
+import { indexElements, selectAll, type ElementIndex } from './element-index.js'
 import { declaredPrefixes, mirror, type XDocument } from './xpath-dom.js'
 import { visibleText } from '../../domain/visible-text.js'
 import { corpus, type Corpus } from './regex-pool.js'
@@ -25,6 +27,7 @@ const isJsonType = (contentType: string | undefined) => !!contentType && /json/i
 export class PageContext {
   readonly xml: boolean
   private $?: CheerioAPI
+  private index?: ElementIndex
   private mirrored?: XDocument
   private text?: Corpus
   private json?: JsonInput
@@ -44,6 +47,17 @@ export class PageContext {
     if (this.page.html === undefined) return undefined
     this.$ ??= this.xml ? load(this.page.html, { xml: true }) : load(this.page.html)
     return this.$
+  }
+
+  /**
+   * The elements a CSS selector matches in the whole page, as `$(selector)` finds them. HTML pages answer from an
+   * element index built on the first query; XML pages (case-sensitive names) ask cheerio.
+   */
+  select(selector: string): Element[] | undefined {
+    const $ = this.dom()
+    if (!$) return undefined
+    if (!this.xml) this.index ??= indexElements($.root()[0])
+    return selectAll($, this.index, selector)
   }
 
   xpathDocument(): XDocument | undefined {

@@ -21,7 +21,7 @@ const CHEERIO_ONLY = /:(?:first|last|eq|nth|gt|lt|even|odd)(?![\w-])|^\s*[+~]/i
 export function runRecords(hook: ExtractionHook, page: PageContext): HookResult {
   const $ = page.dom()
   if (!$) return failed(hook, NOT_MARKUP)
-  const containers = $(hook.container!).toArray() as Element[]
+  const containers = page.select(hook.container!)!
   const fields = Object.entries(hook.fields!)
   const located = fields.map(([, field]) => locate($, containers, field.selector, page.xml))
   const rows: Record<string, unknown>[] = []

@@ -95,6 +95,8 @@ export class XDocument extends XNode {
   readonly nodeType = 9
   readonly nodeName = '#document'
   documentElement: XElement | null = null
+  /** Elements by lower-cased local name, in document order (for `//name` steps). */
+  readonly elementsByName = new Map<string, XElement[]>()
   private ids: Map<string, XElement> | undefined
   constructor(readonly source: Document) { super() }
   get localName() { return null }
@@ -154,6 +156,10 @@ export function mirror(root: Document, xml: boolean, inScope: Scope = NO_SCOPE):
         const childScope = xml ? declare(source, scope) : scope
         const el = element(source, xml, childScope)
         el.order = order++
+        const key = el.localName.toLowerCase()
+        const named = doc.elementsByName.get(key)
+        if (named) named.push(el)
+        else doc.elementsByName.set(key, [el])
         const names = Object.keys(source.attribs)
         if (names.length > 0) {
           const items: XAttr[] = []
@@ -225,6 +231,31 @@ export function namespacesInScope(el: Element): Record<string, string> {
       if (prefix !== undefined && !(prefix in out)) out[prefix] = value
     }
   }
+  return out
+}
+
+/**
+ * The elements under `node` whose local name is `localName` in any case, in document order; undefined for nodes of
+ * other DOMs. Orders are assigned in document order, so a subtree's elements are those ordered after its root and up
+ * to its last node.
+ */
+export function descendantsNamed(node: unknown, localName: string): XElement[] | undefined {
+  if (!(node instanceof XNode)) return undefined
+  const doc = node instanceof XDocument ? node : node.ownerDocument
+  if (!doc) return undefined
+  const named = doc.elementsByName.get(localName.toLowerCase()) ?? []
+  if (node === doc) return named
+  let last: XNode = node
+  while (last.lastChild) last = last.lastChild
+  let low = 0
+  let high = named.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (named[middle]!.order <= node.order) low = middle + 1
+    else high = middle
+  }
+  const out: XElement[] = []
+  for (let i = low; i < named.length && named[i]!.order <= last.order; i++) out.push(named[i]!)
   return out
 }
 

@@ -7,11 +7,12 @@
  * 2. Node sets deduplicate with a Set and sort by our mirror's document-order index: the
  *    package does a linear scan per added node and an AVL sort per node set, which turns a
  *    20 000-node result quadratic.
+ * 3. A `descendant::name` step tests the elements of that name only (the mirror lists them).
  * And one guard: evaluation runs on the fetcher's thread and cannot be interrupted, so steps and
  * string values check a deadline (`//*[. = //*]` is quadratic on a large page).
  */
 import xpathLib from 'xpath'
-import type { XNode } from './xpath-dom.js'
+import { descendantsNamed, type XNode } from './xpath-dom.js'
 
 export interface XValue {
   stringValue(): string
@@ -33,6 +34,7 @@ interface XPathInternals {
   XNumber: abstract new (...args: never[]) => { numberValue(): number; readonly kind?: 'number' }
   XBoolean: abstract new (...args: never[]) => { booleanValue(): boolean; readonly kind?: 'boolean' }
   Step: (new (axis: number, nodeTest: unknown, predicates: unknown[]) => StepNode) & { CHILD: number; DESCENDANT: number; DESCENDANTORSELF: number }
+  NodeTest: { NameTestQName: abstract new (...args: never[]) => NameTest }
   LocationPath: AnyClass
   PathExpr: AnyClass & { applyStep: (...args: unknown[]) => unknown }
   FunctionCall: AnyClass
@@ -49,6 +51,11 @@ interface StepNode {
   axis: number
   nodeTest: unknown
   predicates: unknown[]
+}
+interface NameTest {
+  readonly localName: string
+  readonly prefix: string | null
+  matches(node: unknown, context: unknown): boolean
 }
 interface NodeSetInternals {
   nodes: unknown[]
@@ -167,6 +174,18 @@ function patchDeadlineChecks() {
   const { applyStep } = xpath.PathExpr
   xpath.PathExpr.applyStep = function (...args: unknown[]) {
     tick()
+    const [step, context, node] = args as [StepNode, { contextNode: unknown }, XNode]
+    // 3. `descendant::name` (what `//name` becomes) tests only the elements of that name under the node, from the
+    // mirror's index, instead of every node under it. Unprefixed names only: a prefix that does not resolve must still
+    // fail the evaluation when nothing has the name.
+    if (step.axis === xpath.Step.DESCENDANT && step.nodeTest instanceof xpath.NodeTest.NameTestQName && !step.nodeTest.prefix) {
+      const test = step.nodeTest
+      const named = descendantsNamed(node, test.localName)
+      if (named) {
+        context.contextNode = node
+        return named.filter((m) => test.matches(m, context))
+      }
+    }
     return applyStep.apply(this, args)
   }
   const proto = xpath.XNodeSet.prototype
