@@ -8,7 +8,7 @@ import { cssProblem, jsonPathProblem, regexProblem, xpathProblem } from '../extr
 import { creditsPerUnit } from './pricing.js'
 import { metaSchemaProblems, schemaCompileProblem, schemaProblems } from './schemas.js'
 import { hostInputOf, placeholdersOf, renderUrl, type TemplateScope } from './template.js'
-import type { Contract, EmbeddedJson, Locator, Recipe, Step } from './types.js'
+import type { Contract, EmbeddedJson, Locator, Recipe, Step, ValueExtractor } from './types.js'
 
 export interface LintProblem {
   readonly pointer: string
@@ -108,8 +108,15 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
     const pointer = `${at}/implementation/lookups/${name}`
     const field = (contract.input_schema as { properties?: Record<string, { enum?: unknown[] }> }).properties?.[lookup.from]
     if (!field) add(`${pointer}/from`, `${lookup.from} is not a field of the input schema`)
-    for (const value of field?.enum ?? []) {
-      if (typeof value !== 'string' || !Object.prototype.hasOwnProperty.call(lookup.map, value)) add(`${pointer}/map`, `the input value ${JSON.stringify(value)} has no entry`)
+    if ('present' in lookup) {
+      for (const placeholder of placeholdersOf(lookup.present)) {
+        const [space, field] = placeholder.slice(1, -1).split('.')
+        if (space !== 'input' || !inputNames.has(field!)) add(`${pointer}/present`, `${placeholder}: a lookup's template takes only fields of the input schema`)
+      }
+    } else {
+      for (const value of field?.enum ?? []) {
+        if (typeof value !== 'string' || !Object.prototype.hasOwnProperty.call(lookup.map, value)) add(`${pointer}/map`, `the input value ${JSON.stringify(value)} has no entry`)
+      }
     }
     vars.add(name)
   }
@@ -214,12 +221,19 @@ const lintContract = (recipe: Recipe, contract: Contract, at: string, add: (poin
   for (const [name, extractor] of Object.entries(impl.extract)) {
     const pointer = `${at}/implementation/extract/${name}`
     if (extractor.page !== undefined && !pages.has(extractor.page)) add(`${pointer}/page`, `no step is named ${extractor.page}`)
+    const joinWithoutAll = (value: ValueExtractor, at: string) => {
+      if (value.join !== undefined && !value.all) add(`${at}/join`, 'join joins the matches of all: true')
+    }
     if ('each' in extractor) {
       checkChain(extractor.each, `${pointer}/each`)
-      for (const [field, value] of Object.entries(extractor.fields)) checkChain(value.locators, `${pointer}/fields/${field}/locators`)
+      for (const [field, value] of Object.entries(extractor.fields)) {
+        checkChain(value.locators, `${pointer}/fields/${field}/locators`)
+        joinWithoutAll(value, `${pointer}/fields/${field}`)
+      }
       if (extractor.position !== undefined && extractor.position in extractor.fields) add(`${pointer}/position`, `${extractor.position} is already a field of this list`)
     } else {
       checkChain(extractor.locators, `${pointer}/locators`)
+      joinWithoutAll(extractor, pointer)
     }
   }
 }

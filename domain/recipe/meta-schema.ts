@@ -102,6 +102,7 @@ const valueExtractor = {
     locators: chain,
     transform: { type: 'array', items: { enum: [...TRANSFORMS] } },
     all: { type: 'boolean' },
+    join: { type: 'string', maxLength: 20 },
     required: { type: 'boolean' },
   },
 }
@@ -150,8 +151,13 @@ const contract = {
         impl: { type: 'integer', minimum: 1 },
         lookups: {
           type: 'object', propertyNames: { pattern: NAME }, additionalProperties: {
-            type: 'object', additionalProperties: false, required: ['from', 'map'],
-            properties: { from: { type: 'string', pattern: NAME }, map: { type: 'object', minProperties: 1, additionalProperties: { type: 'string', maxLength: 2000 } } },
+            type: 'object', additionalProperties: false, required: ['from'], oneOf: [{ required: ['map'] }, { required: ['present'] }],
+            properties: {
+              from: { type: 'string', pattern: NAME },
+              map: { type: 'object', minProperties: 1, additionalProperties: { type: 'string', maxLength: 2000 } },
+              present: { type: 'string', minLength: 1, maxLength: 2000 },
+              absent: { type: 'string', maxLength: 2000 },
+            },
           },
         },
         derive: {

@@ -130,6 +130,8 @@ export interface ValueExtractor {
   readonly transform?: readonly TransformName[]
   /** All matches as a list (of the first locator that matches). */
   readonly all?: boolean
+  /** With `all`: the matches (strings) joined into one text with this separator, e.g. a caption's word pieces. */
+  readonly join?: string
   /** A missing required value means the layout changed; optional ones become null. Default true. */
   readonly required?: boolean
 }
@@ -145,12 +147,13 @@ export type Extractor = ValueExtractor | ListExtractor
 
 /**
  * A site's own word for an input value: `{vars.<name>}` becomes `map[input.<from>]` before the first step (absent
- * when the input is absent), so an input can speak the caller's language ("tablet") and the URL the site's.
+ * when the input is absent), so an input can speak the caller's language ("tablet") and the URL the site's. With
+ * `present` instead of `map`, it is that template filled with the input (for a value the site wants wrapped, e.g.
+ * a quoted token inside a body), and `absent` is its value when the input is absent (e.g. `null`).
  */
-export interface Lookup {
-  readonly from: string
-  readonly map: Readonly<Record<string, string>>
-}
+export type Lookup =
+  | { readonly from: string; readonly map: Readonly<Record<string, string>>; readonly absent?: string }
+  | { readonly from: string; readonly present: string; readonly absent?: string }
 
 /** A variable taken from an input value by a regular expression: its first capture group (`{vars.name}`). */
 export interface Derivation {

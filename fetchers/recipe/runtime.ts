@@ -112,7 +112,12 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
   const vars: Record<string, unknown> = {}
   for (const [name, lookup] of Object.entries(impl.lookups ?? {})) {
     const value = run.input[lookup.from]
-    if (typeof value === 'string' && Object.prototype.hasOwnProperty.call(lookup.map, value)) vars[name] = lookup.map[value]
+    if (value === undefined || value === null) {
+      if (lookup.absent !== undefined) vars[name] = lookup.absent
+    } else if ('present' in lookup) {
+      const filled = renderText(lookup.present, { input: run.input, vars: {} })
+      if (filled.ok) vars[name] = filled.value
+    } else if (typeof value === 'string' && Object.prototype.hasOwnProperty.call(lookup.map, value)) vars[name] = lookup.map[value]
   }
   const pages = new Map<string, Fetched[]>()
   const matched: Record<string, number> = {}
@@ -312,16 +317,17 @@ const valueOf = (extractor: Extract<Extractor, { locators: unknown }>, page: Pag
   const { matched } = context
   const found = locate(extractor.locators, page, context.scope)
   if (!found) {
-    if (extractor.required === false) return extractor.all ? [] : null
+    if (extractor.required === false) return extractor.all && extractor.join === undefined ? [] : null
     throw new Ended('layout_changed', `nothing found for ${name}`)
   }
   matched[name] = found.matched
   const transformed = found.values.map((v) => (extractor.transform ? applyTransforms(v, extractor.transform, page.page.url) : v))
-  return extractor.all ? transformed : transformed[0]
+  if (!extractor.all) return transformed[0]
+  return extractor.join === undefined ? transformed : transformed.filter((v) => typeof v === 'string').join(extractor.join)
 }
 
 /** What an extractor gives when its page comes from an optional step that was skipped. */
-const absent = (extractor: Extractor): unknown => ('each' in extractor || extractor.all ? [] : null)
+const absent = (extractor: Extractor): unknown => ('each' in extractor || (extractor.all && extractor.join === undefined) ? [] : null)
 
 /**
  * A value extractor reads the first response of its page; a list extractor walks the items of every response of

@@ -22,9 +22,10 @@ const recipe = (): Recipe => JSON.parse(JSON.stringify({
     example: { input: {}, output: {} },
     implementation: {
       impl: 1,
+      lookups: { token: { from: 'translate', present: '\\"{input.translate}\\"', absent: 'null' } },
       steps: [
         { request: { url: `${ORIGIN}/app` } },
-        { request: { as: 'rpc', method: 'POST', url: `${ORIGIN}/batchexecute`, form: { 'f.req': '[]' } } },
+        { request: { as: 'rpc', method: 'POST', url: `${ORIGIN}/batchexecute`, form: { 'f.req': '["rpc","[199,null,{vars.token}]"]' } } },
         { follow: { page: 'main', as: 'track', locators: [{ css: 'script', json: { after: 'data:', before: ', sideChannel: {}});', jsonpath: '$[0][2][*]' }, where: { jsonpath: '$[0]', equals: '{input.language}', then: '$[1]' } }], query: { fmt: 'json3', tlang: '{input.translate}' } } },
       ],
       assertions: [],
@@ -33,8 +34,9 @@ const recipe = (): Recipe => JSON.parse(JSON.stringify({
         reviews: { page: 'rpc', each: [{ json: { after: ")]}'", jsonpath: '$[0][2]', json: { jsonpath: '$[0][*]' } } }], fields: { id: { locators: [{ jsonpath: '$[0]' }] }, text: { locators: [{ jsonpath: '$[1]' }] } } },
         token: { page: 'rpc', locators: [{ json: { after: ")]}'", jsonpath: "$[?(@[0]=='wrb.fr')][2]", json: { jsonpath: '$[1][1]' } } }] },
         track: { page: 'track', locators: [{ jsonpath: '$.url' }] },
+        texts: { page: 'rpc', locators: [{ json: { after: ")]}'", jsonpath: '$[0][2]', json: { jsonpath: '$[0][*][1]' } } }], all: true, join: ' | ' },
       },
-      output: { name: '$extract.name', reviews: '$extract.reviews', token: '$extract.token', track: '$extract.track' },
+      output: { name: '$extract.name', reviews: '$extract.reviews', token: '$extract.token', track: '$extract.track', texts: '$extract.texts' },
     },
   }],
 })) as Recipe
@@ -64,7 +66,9 @@ t.test('embedded JSON in a script and behind an XSSI prefix; where picks the ite
     reviews: [{ id: 'r1', text: 'good' }, { id: 'r2', text: 'bad' }],
     token: 'token-2',
     track: `${ORIGIN}/t?v=1&lang=de&fmt=json3&tlang=fr`,
+    texts: 'good | bad',
   })
+  t.equal(new URLSearchParams(sent[1]!.body).get('f.req'), '["rpc","[199,null,\\"fr\\"]"]', 'the lookup wrapped the present input')
   t.equal(sent[2]!.url, `${ORIGIN}/t?v=1&lang=de&fmt=json3&tlang=fr`, 'the de track was followed, with fmt and tlang set')
 })
 
@@ -73,6 +77,7 @@ t.test('an absent optional input keeps every value (the first is followed) and l
   const result = await runRecipe({ recipe: recipe(), contract: recipe().contracts[0]!, input: {}, maxPages: 1, fetch })
   t.equal(result.outcome, 'ok', result.detail ?? '')
   t.equal(sent[2]!.url, `${ORIGIN}/t?v=1&lang=en&fmt=json3`)
+  t.equal(new URLSearchParams(sent[1]!.body).get('f.req'), '["rpc","[199,null,null]"]', 'the lookup took its absent value')
 })
 
 t.test('a where that keeps nothing, a missing marker and text that is not JSON find nothing: the layout changed', async (t) => {
