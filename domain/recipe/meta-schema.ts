@@ -26,7 +26,7 @@ const embeddedJson = {
     json: { $ref: '#/$defs/embeddedJson' },
   },
 }
-const where = { type: 'object', additionalProperties: false, required: ['jsonpath', 'equals'], properties: { jsonpath: expression, equals: { type: 'string', maxLength: 2000 }, then: expression } }
+const where = { type: 'object', additionalProperties: false, required: ['jsonpath', 'equals'], properties: { jsonpath: expression, equals: { type: 'string', maxLength: 2000 }, not: { type: 'boolean' }, then: expression } }
 const locatorOptions = { json: { $ref: '#/$defs/embeddedJson' }, where }
 
 const locator = {

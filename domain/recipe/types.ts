@@ -19,11 +19,12 @@ export interface EmbeddedJson {
 }
 
 /**
- * Keeps the located JSON values whose `jsonpath` finds `equals` (a template: `{input.x}` may choose the item; an
- * absent optional value keeps every value), then `then` (a JSONPath) reads each kept value, e.g. the URL of the
- * chosen track. The input is compared with data, never put into an expression.
+ * Keeps the located JSON values for which one of the values `jsonpath` finds equals `equals` (with `not`: none
+ * does). `equals` is a template: `{input.x}` may choose the item; an absent optional value keeps every value. Then
+ * `then` (a JSONPath) reads each kept value, e.g. the URL of the chosen track. The input is compared with data,
+ * never put into an expression.
  */
-export interface Where { readonly jsonpath: string; readonly equals: string; readonly then?: string }
+export interface Where { readonly jsonpath: string; readonly equals: string; readonly not?: boolean; readonly then?: string }
 
 /** Options every locator kind may carry (see EmbeddedJson and Where). */
 interface LocatorOptions { readonly json?: EmbeddedJson; readonly where?: Where }

@@ -92,8 +92,8 @@ const filtered = (values: unknown[], where: Where | undefined, scope: TemplateSc
   const wanted = renderText(where.equals, scope)
   const kept = wanted.ok
     ? values.filter((value) => {
-      const [first] = present(jsonPathOn(where.jsonpath, value))
-      return first !== undefined && (typeof first === 'object' ? JSON.stringify(first) : String(first)) === wanted.value
+      const found = present(jsonPathOn(where.jsonpath, value)).some((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v)) === wanted.value)
+      return where.not ? !found : found
     })
     : values
   return where.then === undefined ? kept : kept.flatMap((value) => jsonPathOn(where.then!, value))

@@ -94,6 +94,16 @@ t.test('a where that keeps nothing, a missing marker and text that is not JSON f
   }
 })
 
+t.test('where not: an assertion that holds when no item has the input value', async (t) => {
+  const document = recipe() as any
+  document.contracts[0].implementation.assertions = [{ outcome: 'not_found', step: 'main', select: [{ css: 'script', json: { after: 'data:', before: ', sideChannel: {}});', jsonpath: '$[0][2]' }, where: { jsonpath: '$[*][0]', equals: '{input.language}', not: true } }] }]
+  t.same(lintRecipe(document), [])
+  const missing = await runRecipe({ recipe: document, contract: document.contracts[0], input: { language: 'xx' }, maxPages: 1, fetch: answers().fetch })
+  t.equal(missing.outcome, 'not_found', 'no track in xx')
+  const present = await runRecipe({ recipe: document, contract: document.contracts[0], input: { language: 'de' }, maxPages: 1, fetch: answers().fetch })
+  t.equal(present.outcome, 'ok', 'a de track exists')
+})
+
 t.test('input compared by where is data: an expression-like value matches nothing and changes no locator', async (t) => {
   const before = JSON.stringify(recipe())
   for (const language of ["de' || true", '*', '$..*', "@[0]=='de'"]) {
