@@ -1,12 +1,12 @@
 /**
  * bench:light — N light jobs through the API (separate service process, embedded profile) against a local fixture
- * server, beside a raw fetch loop of the light tier's HTTP client (wreq-js with the same Chromium profile, no gateway,
+ * server, beside a raw fetch loop of the light tier's HTTP client (chromium-client, the same Chromium profile, no gateway,
  * no service) against the same server in the same run.
  */
 import { startFixtureSite } from '../test/fixtures/site.js'
 import { tempDataDir, waitFor } from '../test/helpers/service.js'
 import { runCli, spawnService } from '../test/helpers/process.js'
-import { rawLightFetch } from './raw-light-fetch.js'
+import { rawLightFetch, stopRawLightClient } from './raw-light-fetch.js'
 import { fmt, percentile, pool } from './stats.js'
 import { awaitSucceededResult } from './await-result.js'
 
@@ -55,6 +55,7 @@ const raw = await runRawClient(N)
 service.child.kill('SIGTERM')
 await service.exited
 await site.close()
+await stopRawLightClient()
 
 const svcRate = N / svc.seconds
 const rawRate = N / raw.seconds

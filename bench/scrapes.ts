@@ -1,13 +1,13 @@
 /**
  * bench:scrapes — POST /scrapes (httpx) through the account API of a separate service process against a local page,
  * one request at a time (a Free organization runs 2 jobs at once), beside a raw fetch of the same page with the light
- * tier's own HTTP client (wreq-js, same Chromium profile, no gateway, no service) in the same run: the latency the
+ * tier's own HTTP client (chromium-client, same Chromium profile, no gateway, no service) in the same run: the latency the
  * service adds to a synchronous scrape.
  */
 import { startFixtureSite } from '../test/fixtures/site.js'
 import { tempDataDir, waitFor } from '../test/helpers/service.js'
 import { spawnService } from '../test/helpers/process.js'
-import { rawLightFetch } from './raw-light-fetch.js'
+import { rawLightFetch, stopRawLightClient } from './raw-light-fetch.js'
 import { fmt, percentile } from './stats.js'
 
 const N = Number(process.env.BENCH_SCRAPES ?? 200)
@@ -52,6 +52,7 @@ const raw = await runRawClient(N)
 service.child.kill('SIGTERM')
 await service.exited
 await site.close()
+await stopRawLightClient()
 
 const p = (values: number[], q: number) => percentile(values, q)
 console.log(`bench:scrapes  requests=${N} (one at a time, backend httpx)`)

@@ -1,17 +1,13 @@
-import type { CreateTransportOptions, CustomEmulationOptions } from 'wreq-js'
-
 /**
  * What the light tier presents to targets: the Chromium the standard tier runs (Debian's `chromium` package, Linux
- * x86_64), its TLS ClientHello, HTTP/2 connection preface and navigation request headers.
+ * x86_64). Its navigation request headers are here; its TLS ClientHello and HTTP/2 connection preface are in
+ * chromium-client/profile.go.
  *
  * The one place its version lives. When Debian's Chromium moves to a new major version, test/api/light-fingerprint
- * fails (it compares this major and the measured fingerprints with /usr/bin/chromium); bump CHROMIUM_MAJOR, take
- * the newest Chrome preset of wreq-js as BASE_PRESET, and adjust the overrides below until that test is green.
+ * fails (it compares this major, the headers and the measured fingerprints with /usr/bin/chromium); bump
+ * CHROMIUM_MAJOR (and the version in profile.go), then adjust this file and profile.go until that test is green.
  */
 export const CHROMIUM_MAJOR = 156
-
-/** The newest Chrome preset of wreq-js (BoringSSL, as Chromium); the overrides below bring it to CHROMIUM_MAJOR. */
-const BASE_PRESET = 'chrome_149' as const
 
 /** Chromium's brand list for CHROMIUM_MAJOR, as it sends it (a Chromium build carries no "Google Chrome" brand). */
 const SEC_CH_UA = `"Not:A-Brand";v="8", "Chromium";v="${CHROMIUM_MAJOR}"`
@@ -35,40 +31,16 @@ const NAVIGATION_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['priority', 'u=0, i'],
 ]
 
-/**
- * Over HTTP/1.1 Chromium sends Host and `Connection: keep-alive` first, no `priority`, and these spellings; the
- * client applies them to HTTP/1.1 requests only (HTTP/2 names are lower case).
- */
-const HTTP1_NAMES = [
-  'Host', 'Connection', 'sec-ch-ua', 'sec-ch-ua-mobile', 'sec-ch-ua-platform', 'Upgrade-Insecure-Requests', 'User-Agent',
-  'Accept', 'Sec-Fetch-Site', 'Sec-Fetch-Mode', 'Sec-Fetch-User', 'Sec-Fetch-Dest', 'Accept-Encoding', 'Accept-Language',
-]
-const HTTP1_NAVIGATION_HEADERS: ReadonlyArray<readonly [string, string]> = [
-  ['connection', 'keep-alive'],
-  ...NAVIGATION_HEADERS.filter(([name]) => name !== 'priority'),
-]
-
-/**
- * Chromium's HTTP/2 connection preface, measured against Chromium by the fingerprint test: SETTINGS in its order,
- * the connection window raised to 15 MiB, pseudo-headers m,a,s,p and HEADERS exclusive on the root with weight 256
- * (wreq-js's preset sends 220). Given at all, these options replace the preset's HTTP/2 options whole.
- */
-const emulation: CustomEmulationOptions = {
-  http2Options: {
-    headerTableSize: 65_536,
-    enablePush: false,
-    initialWindowSize: 6_291_456,
-    maxHeaderListSize: 262_144,
-    settingsOrder: ['HeaderTableSize', 'EnablePush', 'InitialWindowSize', 'MaxHeaderListSize'],
-    initialConnectionWindowSize: 15_728_640,
-    headersPseudoOrder: ['Method', 'Authority', 'Scheme', 'Path'],
-    headersStreamDependency: { dependencyId: 0, weight: 255, exclusive: true },
-  },
-  origHeaders: HTTP1_NAMES,
+/** Over HTTP/1.1 Chromium sends Host (the client puts it first) and `Connection: keep-alive`, no `priority`, in these spellings. */
+const HTTP1_SPELLING: Readonly<Record<string, string>> = {
+  'upgrade-insecure-requests': 'Upgrade-Insecure-Requests', 'user-agent': 'User-Agent', accept: 'Accept',
+  'sec-fetch-site': 'Sec-Fetch-Site', 'sec-fetch-mode': 'Sec-Fetch-Mode', 'sec-fetch-user': 'Sec-Fetch-User',
+  'sec-fetch-dest': 'Sec-Fetch-Dest', 'accept-encoding': 'Accept-Encoding', 'accept-language': 'Accept-Language',
 }
-
-/** Transport options for one job's connections (the caller adds the egress gateway as proxy). */
-export const chromiumTransport: Omit<CreateTransportOptions, 'proxy'> = { browser: BASE_PRESET, os: 'linux', emulation }
+const HTTP1_NAVIGATION_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['Connection', 'keep-alive'],
+  ...NAVIGATION_HEADERS.filter(([name]) => name !== 'priority').map(([name, value]) => [HTTP1_SPELLING[name] ?? name, value] as const),
+]
 
 /**
  * The request headers for one request of a job: Chromium's navigation headers in Chromium's order (those of
@@ -79,8 +51,8 @@ export const requestHeaders = (url: URL, own: Readonly<Record<string, string>>):
   const overrides = new Map(Object.entries(own).map(([name, value]) => [name.toLowerCase(), value]))
   const chromiums = url.protocol === 'https:' ? NAVIGATION_HEADERS : HTTP1_NAVIGATION_HEADERS
   const merged: Array<[string, string]> = chromiums.map(([name, value]) => {
-    const replaced = overrides.get(name)
-    overrides.delete(name)
+    const replaced = overrides.get(name.toLowerCase())
+    overrides.delete(name.toLowerCase())
     return [name, replaced ?? value]
   })
   return [...merged, ...overrides]

@@ -1,4 +1,3 @@
-import { createTransport, fetch as wreqFetch, type Response as WreqResponse } from 'wreq-js'
 import { makeTransportPool } from './transport-pool.js'
 import { checkTargetUrl, type Allowlist } from '../../domain/address-policy.js'
 import type { HttpMethod, JobSpec } from '../../domain/job/spec.js'
@@ -7,8 +6,8 @@ import { commonArtifacts, isHtml } from '../page-artifacts.js'
 import { jobManifest, jobTiming, type ObservedResponse } from '../manifest.js'
 import { BodyRefused } from '../body-limit.js'
 import { discardBody, readResponseBody } from './response-body.js'
-import { tunnelVerdict } from './tunnel-verdict.js'
-import { CHROMIUM_MAJOR, chromiumTransport, requestHeaders } from './chromium-profile.js'
+import { makeChromiumClient, TunnelRefused, type ClientResponse } from './chromium-client.js'
+import { CHROMIUM_MAJOR, requestHeaders } from './chromium-profile.js'
 import { EGRESS_DENIED_HEADER, EGRESS_ERROR_HEADER, isGatewayFailureStatus } from '../egress/gateway-answers.js'
 
 /** What the light tier presents to targets (chromium-profile.ts): recorded in each job's manifest. */
@@ -18,8 +17,8 @@ export interface LightEngineOptions {
   /** The egress gateway every request is sent through. */
   readonly proxyUrl: string
   readonly allowlist: Allowlist
-  /** Trust the CAs of SSL_CERT_FILE (and the system's default paths) beside Mozilla's roots; building that store costs each new transport time. */
-  readonly trustExtraCaFile: boolean
+  /** A PEM file of CAs trusted beside the system's CA bundle (Mozilla's roots); null for none. */
+  readonly extraCaFile: string | null
 }
 
 interface Hop { readonly url: string; readonly status: number; readonly location: string }
@@ -31,7 +30,7 @@ class JobFailure extends Error {
 const redirectMethod = (status: number, method: HttpMethod): HttpMethod =>
   status === 303 || ((status === 301 || status === 302) && method === 'POST') ? 'GET' : method
 
-const headersOf = (response: WreqResponse): Record<string, string> => {
+const headersOf = (response: ClientResponse): Record<string, string> => {
   const out: Record<string, string> = {}
   response.headers.forEach((value, name) => { out[name] = name in out ? `${out[name]}, ${value}` : value })
   return out
@@ -49,16 +48,20 @@ const classifyError = (error: unknown, timedOut: boolean): JobFailure => {
 
 /** The light tier: one HTTP exchange (plus redirects and retries) with TLS impersonation, all through the egress gateway. */
 export const makeLightEngine = (options: LightEngineOptions): Engine => {
-  // HTTPS goes through a CONNECT tunnel; the gateway's verdict (403 policy, 502 DNS) is the tunnel's status.
-  const tunnelFailure = async (error: unknown, url: string): Promise<unknown> => {
-    if (!/ProxyConnect|tunnel error/.test((error as Error)?.message ?? '')) return error
-    const status = await tunnelVerdict(options.proxyUrl, new URL(url))
-    if (status === 403) return new JobFailure('egress_denied', 'the egress gateway refused the connection (SSRF policy)')
-    if (status === 502) return new JobFailure('network_error', 'the target host could not be resolved or reached')
+  // Every request goes through a CONNECT tunnel; the gateway's verdict (403 policy, 502 DNS) is the tunnel's status.
+  const tunnelFailure = (error: unknown): unknown => {
+    if (!(error instanceof TunnelRefused)) return error
+    if (error.status === 403) return new JobFailure('egress_denied', 'the egress gateway refused the connection (SSRF policy)')
+    if (error.status === 502) return new JobFailure('network_error', 'the target host could not be resolved or reached')
     return error
   }
+  const client = makeChromiumClient({ extraCaFile: options.extraCaFile })
+  let transportsMade = 0
   const transports = makeTransportPool({
-    create: () => createTransport({ ...chromiumTransport, proxy: options.proxyUrl, trustStore: options.trustExtraCaFile ? 'combined' : 'mozilla' }),
+    create: async () => {
+      const id = `transport-${++transportsMade}`
+      return { id, close: () => client.closeTransport(id) }
+    },
     idleMs: 30_000,
     maxIdle: 64,
   })
@@ -90,14 +93,14 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
         let url = spec.target_url
         let method: HttpMethod = spec.method
         let body = spec.body ?? undefined
-        let response: WreqResponse
+        let response: ClientResponse
         try {
           for (;;) {
             const sentAt = Date.now()
-            response = await wreqFetch(url, {
-              transport, method, headers: requestHeaders(new URL(url), ownHeaders), disableDefaultHeaders: true, redirect: 'manual', ...(body !== undefined ? { body } : {}),
-              timeout: Math.max(1, spec.timeout_ms - (Date.now() - started)), signal: combined,
-            }).catch(async (error: unknown) => { throw await tunnelFailure(error, url) })
+            response = await client.exchange({
+              transport: transport.id, proxy: options.proxyUrl, method, url, headers: requestHeaders(new URL(url), ownHeaders),
+              ...(body !== undefined ? { body } : {}), timeoutMs: Math.max(1, spec.timeout_ms - (Date.now() - started)), signal: combined,
+            }).catch((error: unknown) => { throw tunnelFailure(error) })
             ttfbMs = Date.now() - sentAt
             if (response.headers.get(EGRESS_DENIED_HEADER)) {
               throw new JobFailure('egress_denied', `the egress gateway refused ${new URL(url).host}: ${response.headers.get(EGRESS_DENIED_HEADER)}`)
@@ -156,7 +159,7 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
   return {
     tier: 'light',
     run: (request) => run(request.org_id, request.spec, request.signal),
-    close: () => transports.close(),
+    close: async () => { await transports.close(); await client.stop() },
   }
 }
 

@@ -1,11 +1,10 @@
 import { pipeline, Readable, Transform } from 'node:stream'
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
 import zlib from 'node:zlib'
-import type { Response as WreqResponse } from 'wreq-js'
+import type { ClientResponse } from './chromium-client.js'
 import { BodyRefused, bodyTooLarge, collectLimited, MAX_BODY_BYTES } from '../body-limit.js'
 
 /**
- * The HTTP client (wreq-js) decodes a body itself, as a stream, only when Content-Encoding is exactly one of these (lower case);
+ * The HTTP client (chromium-client/exchange.go) decodes a body itself, as a stream, only when Content-Encoding is exactly one of these (lower case);
  * any other value (a list such as `gzip, br`, `GZIP`, `x-gzip`) reaches us as sent.
  */
 const DECODED_BY_CLIENT = new Set(['gzip', 'deflate', 'br', 'zstd'])
@@ -47,7 +46,7 @@ const asBodyFailure = (error: unknown): unknown =>
  * Reads a response body, decoded, as a stream: stops and drops the connection as soon as more than
  * MAX_BODY_BYTES arrived (before or after decoding), so memory per job stays bounded whatever the compression ratio.
  */
-export const readResponseBody = async (response: WreqResponse): Promise<Uint8Array> => {
+export const readResponseBody = async (response: ClientResponse): Promise<Uint8Array> => {
   const declared = Number(response.headers.get('content-length') ?? '0')
   if (declared > MAX_BODY_BYTES) { await discardBody(response); throw bodyTooLarge() }
   let decoders: (() => Transform)[]
@@ -57,12 +56,12 @@ export const readResponseBody = async (response: WreqResponse): Promise<Uint8Arr
     await discardBody(response)
     throw error
   }
-  const body = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() })
+  const body = response.body
   if (decoders.length === 0) return collectLimited(body).catch((error: unknown) => { throw asBodyFailure(error) })
   // The encoded bytes are bounded too, then the decoded output; the pipeline destroys every stage when one fails
   // or when the reader stops early, so no decoder keeps inflating behind our back.
   const stages = [encodedLimit(), ...decoders.map((make) => make())]
-  pipeline([Readable.fromWeb(body as NodeReadableStream<Uint8Array>), ...stages], () => {})
+  pipeline([Readable.from(body), ...stages], () => {})
   return collectLimited(stages[stages.length - 1]!).catch((error: unknown) => { throw asBodyFailure(error) })
 }
 
@@ -78,6 +77,6 @@ const encodedLimit = () => {
 }
 
 /** Drops a body we do not keep (redirect hops, retried answers) without reading, let alone decoding, it. */
-export const discardBody = async (response: WreqResponse): Promise<void> => {
-  await response.body?.cancel().catch(() => undefined)
+export const discardBody = async (response: ClientResponse): Promise<void> => {
+  response.discard()
 }

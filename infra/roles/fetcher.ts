@@ -37,7 +37,7 @@ export const fetcherRole = (config: Config, logger: Logger) => Effect.gen(functi
   const engines = yield* Effect.acquireRelease(Effect.sync(() => {
     const browserSettings = { ...config.browser, proxyUrl: browserGateway.url, allowlist: config.ssrfAllowlist }
     return {
-      light: makeLightEngine({ proxyUrl: gateway.url, allowlist: config.ssrfAllowlist, trustExtraCaFile: config.extraCaFile !== null }),
+      light: makeLightEngine({ proxyUrl: gateway.url, allowlist: config.ssrfAllowlist, extraCaFile: config.extraCaFile }),
       standard: makeStandardEngine(browserSettings),
       stealth: makeStealthEngine({
         ...browserSettings,

@@ -9,7 +9,7 @@ const gateway = await startEgressGateway({
   allowlist: parseAllowlist(''),
   resolver: async (name) => (name === 'rebound.example.com' ? [{ address: '127.0.0.1', family: 4 }] : []),
 })
-const engine = makeLightEngine({ proxyUrl: gateway.url, allowlist: parseAllowlist(''), trustExtraCaFile: false })
+const engine = makeLightEngine({ proxyUrl: gateway.url, allowlist: parseAllowlist(''), extraCaFile: null })
 t.teardown(async () => { await engine.close(); await gateway.close() })
 
 const run = async (target_url: string) => {
