@@ -30,8 +30,18 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
     setCheckpoint: checkpoints.save,
     subscribe: (subscription, handler) => Effect.map(checkpoints.load(subscription.name), (start) => {
       const categories = subscription.categories ? new Set(subscription.categories) : null
+      // One save in flight at a time; positions reached meanwhile are saved (the latest only) when it completes.
       let persisted = start
-      let saving = Promise.resolve()
+      let wanted = start
+      let saving: Promise<void> | null = null
+      const persist = () => {
+        if (saving !== null || wanted <= persisted) return
+        const position = wanted
+        saving = Effect.runPromise(checkpoints.save(subscription.name, position)).then(
+          () => { persisted = position; saving = null; persist() },
+          (e: unknown) => { saving = null; log(`subscriber ${subscription.name} could not save its checkpoint`, e) },
+        )
+      }
       let stopped = false
       const dispatcher = makeDispatcher({
         concurrency: subscription.concurrency ?? 1,
@@ -39,10 +49,9 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
         handler,
         isStopping: () => stopped,
         onCheckpoint: (position) => {
-          if (position <= persisted) return
-          persisted = position
-          saving = saving.then(() => Effect.runPromise(checkpoints.save(subscription.name, position)))
-            .catch((e) => log(`subscriber ${subscription.name} could not save its checkpoint`, e))
+          if (position <= wanted) return
+          wanted = position
+          persist()
         },
         onError: (event, error, attempt) => log(`subscriber ${subscription.name} failed on ${event.type} at ${event.position} (attempt ${attempt})`, error),
       })
@@ -81,7 +90,8 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
           options.appended?.off('append', onAppend)
           await loop
           await dispatcher.idle()
-          await saving
+          persist()
+          while (saving !== null) await saving
         },
       }
     }),

@@ -6,6 +6,7 @@ import {
   type AppendResult, type EventStoreService, type ExpectedRevision, type NewEvent, type RecordedEvent,
 } from '../../ports/event-store.js'
 import { openDatabase } from './database.js'
+import { makeLogTail } from './log-tail.js'
 
 const SCHEMA = `
 create table if not exists events (
@@ -34,6 +35,12 @@ const toRecorded = (row: Row): RecordedEvent => ({
   metadata: JSON.parse(row.metadata),
 })
 
+/** An append's result plus what the log tail needs: the log's last position before it and the rows it wrote. */
+type Appended = AppendResult & { readonly previousPosition: number; readonly rows: readonly Row[] }
+
+/** Events the log tail keeps in memory for the process's subscribers. */
+const TAIL_CAPACITY = 4096
+
 /** The SQLite event store plus an in-process signal raised after every append (for low-latency subscriptions). */
 export interface SqliteEventStore extends EventStoreService {
   readonly db: Database.Database
@@ -50,21 +57,36 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
   const insert = db.prepare('insert into events (event_id, stream, revision, type, org_id, occurred_at, data, metadata) values (?, ?, ?, ?, ?, ?, ?, ?)')
   const readStreamStmt = db.prepare<[string], Row>('select * from events where stream = ? order by revision')
   const readAllStmt = db.prepare<[number, number], Row>('select * from events where position > ? order by position limit ?')
+  const lastPosition = db.prepare<[], { position: number | null }>('select max(position) as position from events')
+  const tail = makeLogTail(TAIL_CAPACITY)
+  const readFile = (after: number, limit: number) => readAllStmt.all(after, limit).map(toRecorded)
+  const readAll = (after: number, limit: number): readonly RecordedEvent[] => {
+    const cached = tail.read(after, limit, readFile)
+    if (cached !== null) return cached
+    const read = readFile(after, limit)
+    // A read that reached the end of the log is a complete run to start the cache at.
+    if (read.length < limit) tail.startAt(after, read)
+    return read
+  }
 
-  const appendTx = db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
+  const appendTx = db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Appended => {
     const head = streamHead.get(stream)
     const duplicate = events.length > 0 ? byEventId.get(events[0]!.event_id) : undefined
-    if (duplicate && duplicate.stream === stream && head) return { revision: head.revision, position: head.position }
+    if (duplicate && duplicate.stream === stream && head) return { revision: head.revision, position: head.position, previousPosition: head.position, rows: [] }
     const actual = head ? head.revision : 'no_stream'
     const matches = expected === 'any' || (expected === 'no_stream' ? !head : head?.revision === expected)
     if (!matches) throw new WrongExpectedRevision({ stream, expected, actual })
+    const previousPosition = lastPosition.get()?.position ?? 0
     let revision = head ? head.revision : -1
     let position = head?.position ?? 0
+    const rows: Row[] = []
     for (const e of events) {
       revision += 1
-      position = Number(insert.run(e.event_id, stream, revision, e.type, e.org_id, e.occurred_at, JSON.stringify(e.data), JSON.stringify(e.metadata)).lastInsertRowid)
+      const row = { event_id: e.event_id, stream, revision, type: e.type, org_id: e.org_id, occurred_at: e.occurred_at, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) }
+      position = Number(insert.run(row.event_id, stream, revision, row.type, row.org_id, row.occurred_at, row.data, row.metadata).lastInsertRowid)
+      rows.push({ position, ...row })
     }
-    return { revision, position }
+    return { revision, position, previousPosition, rows }
   })
 
   return {
@@ -72,11 +94,16 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
     appended,
     append: (stream, events, expected) =>
       Effect.try({
-        try: () => appendTx.immediate(stream, events, expected),
+        try: () => {
+          const result = appendTx.immediate(stream, events, expected)
+          // Committed: the process's subscribers get these events from memory, as the file would answer them.
+          if (result.rows.length > 0) tail.appended(result.rows[0]!.position, result.previousPosition, () => result.rows.map(toRecorded))
+          return { revision: result.revision, position: result.position }
+        },
         catch: (e) => (e instanceof WrongExpectedRevision ? e : new StoreUnavailable({ cause: e })),
       }).pipe(Effect.tap(() => Effect.sync(() => appended.emit('append')))),
     readStream: (stream) => Effect.try({ try: () => readStreamStmt.all(stream).map(toRecorded), catch: (cause) => new StoreUnavailable({ cause }) }),
-    readAll: (after, limit) => Effect.try({ try: () => readAllStmt.all(after, limit).map(toRecorded), catch: (cause) => new StoreUnavailable({ cause }) }),
+    readAll: (after, limit) => Effect.try({ try: () => readAll(after, limit), catch: (cause) => new StoreUnavailable({ cause }) }),
   }
 }
 
