@@ -7,7 +7,10 @@ import { runRecipe } from '../../fetchers/recipe/runtime.js'
 import { DEFAULT_RECIPES_DIR, loadRecipeCatalogue } from '../../infra/recipes.js'
 import { fixtureFetch, fixtureFor, fixturesOf } from '../helpers/recipe-fixtures.js'
 
-/** Every shipped recipe against its offline fixtures (the site's real response formats): outcome and output exactly. */
+/**
+ * Every shipped light recipe against its offline fixtures (the site's real response formats): outcome and output
+ * exactly. Recipes on a browser engine are run by test/api/recipe-browser-fixtures.test.ts.
+ */
 const catalogue = loadRecipeCatalogue(DEFAULT_RECIPES_DIR)
 
 t.ok(catalogue.size >= 1, `${catalogue.size} recipes loaded`)
@@ -19,6 +22,8 @@ for (const recipe of catalogue.values()) {
     t.ok(fixtures.some((f) => f.expect.outcome === 'layout_changed'), 'has a changed-layout fixture')
     const choice = chooseContract(recipe, undefined, new Date())
     if (!choice.ok) return t.fail(choice.message)
+    // Browser steps need a real browser: test/api/recipe-browser-fixtures.test.ts runs those recipes' fixtures.
+    if (choice.contract.engine !== 'light') return
     for (const fixture of fixtures) {
       const input = structuredClone(fixture.input)
       t.same(schemaProblems(choice.contract.input_schema, input), [], `${fixture.name}: input fits the input schema`)
