@@ -109,10 +109,10 @@ export class PageContext {
     const $ = this.dom()
     if (!$ || this.xml) return { ok: false, error: 'page has neither a JSON body nor JSON-LD' }
     const blocks: unknown[] = []
-    $('script[type="application/ld+json" i]').each((_, el) => {
+    for (const el of this.select('script[type="application/ld+json" i]')!) {
       const block = parseLenient($(el).text())
       if (block !== undefined) blocks.push(block)
-    })
+    }
     return { ok: true, value: blocks }
   }
 }

@@ -66,7 +66,7 @@ const NO_ATTRIBUTES = new AttrList([])
 
 export class XElement extends XNode {
   readonly nodeType = 1
-  attributes = NO_ATTRIBUTES
+  private attributeList?: AttrList
   localName: string
   namespaceURI: string | null
   prefix: string | null = null
@@ -77,6 +77,26 @@ export class XElement extends XNode {
   }
   get tagName() { return this.nodeName }
   get nodeValue() { return null }
+  /**
+   * Made when XPath first asks (most elements are never asked): their orders were kept free after the element's own
+   * when the mirror was built, so attribute nodes sort as if they had been made then.
+   */
+  get attributes(): AttrList {
+    if (!this.attributeList) {
+      const source = this.source
+      const names = Object.keys(source.attribs)
+      if (names.length === 0) this.attributeList = NO_ATTRIBUTES
+      else {
+        this.attributeList = new AttrList(names.map((name, i) => {
+          const a = new XAttr(name, source.attribs[name]!, this, source['x-attribsNamespace']?.[name], source['x-attribsPrefix']?.[name])
+          a.order = this.order + 1 + i
+          a.ownerDocument = this.ownerDocument
+          return a
+        }))
+      }
+    }
+    return this.attributeList
+  }
   getAttribute(name: string): string | null {
     return this.source.attribs[name] ?? null
   }
@@ -155,22 +175,13 @@ export function mirror(root: Document, xml: boolean, inScope: Scope = NO_SCOPE):
       case 'style': {
         const childScope = xml ? declare(source, scope) : scope
         const el = element(source, xml, childScope)
-        el.order = order++
+        el.order = order
+        // The element's attribute nodes take the orders right after it (see XElement.attributes).
+        order += 1 + Object.keys(source.attribs).length
         const key = el.localName.toLowerCase()
         const named = doc.elementsByName.get(key)
         if (named) named.push(el)
         else doc.elementsByName.set(key, [el])
-        const names = Object.keys(source.attribs)
-        if (names.length > 0) {
-          const items: XAttr[] = []
-          for (const name of names) {
-            const a = new XAttr(name, source.attribs[name], el, source['x-attribsNamespace']?.[name], source['x-attribsPrefix']?.[name])
-            a.order = order++
-            a.ownerDocument = doc
-            items.push(a)
-          }
-          el.attributes = new AttrList(items)
-        }
         doc.documentElement ??= el
         pushChildren(source.children, el, childScope)
         node = el

@@ -8,6 +8,8 @@
  *    package does a linear scan per added node and an AVL sort per node set, which turns a
  *    20 000-node result quadratic.
  * 3. A `descendant::name` step tests the elements of that name only (the mirror lists them).
+ * 4. Contexts for predicates are copied without building resolvers first: the package's `extend` makes (and drops)
+ *    a function resolver holding every standard function for every node a predicate is tried on.
  * And one guard: evaluation runs on the fetcher's thread and cannot be interrupted, so steps and
  * string values check a deadline (`//*[. = //*]` is quadratic on a large page).
  */
@@ -35,6 +37,7 @@ interface XPathInternals {
   XBoolean: abstract new (...args: never[]) => { booleanValue(): boolean; readonly kind?: 'boolean' }
   Step: (new (axis: number, nodeTest: unknown, predicates: unknown[]) => StepNode) & { CHILD: number; DESCENDANT: number; DESCENDANTORSELF: number }
   NodeTest: { NameTestQName: abstract new (...args: never[]) => NameTest }
+  XPathContext: { prototype: { extend(this: object, props: object): object } }
   LocationPath: AnyClass
   PathExpr: AnyClass & { applyStep: (...args: unknown[]) => unknown }
   FunctionCall: AnyClass
@@ -160,6 +163,14 @@ function patchNodeSets() {
   }
 }
 patchNodeSets()
+
+function patchContextExtension() {
+  const proto = xpath.XPathContext.prototype
+  proto.extend = function (props) {
+    return Object.assign(Object.create(proto) as object, this, props)
+  }
+}
+patchContextExtension()
 
 export const XPATH_TIME_BUDGET_MS = 2000
 export class XPathTimeout extends Error {}
