@@ -120,9 +120,13 @@ func (p *http1Pool) roundTrip(ctx context.Context, method string, target *url.UR
 	}
 	request.WriteString("\r\n")
 	request.Write(body)
-	// A kept-alive connection the server has closed meanwhile fails at once; the request is then sent on a new one.
+	// A kept-alive connection the server has closed meanwhile fails at once; the request is then sent again on a new
+	// connection (as Chromium does), never on another kept one that may have gone stale the same way.
 	for attempt := 0; ; attempt++ {
-		conn := p.take(address)
+		var conn *http1Conn
+		if attempt == 0 {
+			conn = p.take(address)
+		}
 		reused := conn != nil
 		if conn == nil {
 			var err error
@@ -133,7 +137,7 @@ func (p *http1Pool) roundTrip(ctx context.Context, method string, target *url.UR
 		response, err := conn.send(ctx, request.Bytes(), method)
 		if err != nil {
 			conn.conn.Close()
-			if reused && attempt == 0 && ctx.Err() == nil {
+			if reused && ctx.Err() == nil {
 				continue
 			}
 			return nil, err
