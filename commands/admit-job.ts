@@ -69,14 +69,16 @@ export const submitAdmittedJob = (input: SubmitAdmittedJob) =>
     if (earlier) return earlier
     yield* checkUrlResolution(new URL(input.spec.target_url), input.allowlist, 'target_url', 'unsafe_target_url')
 
+    const keyId = input.key?.key_id ?? null
+    // Read before waiting for the organization's turn: concurrent submissions' reads overlap rather than queue.
+    const reading = yield* usage.read(input.org_id, keyId, input.now)
     return yield* usage.serialized(input.org_id, Effect.gen(function* () {
       // Another submission with the same token may have been admitted while this one waited.
       const raced = token === undefined ? null : yield* replayed(idempotentJobId(input.org_id, token))
       if (raced) return raced
       const now = input.now.getTime()
-      const keyId = input.key?.key_id ?? null
       const weight = jobCreditWeight(input.spec)
-      const used = yield* usage.snapshot(input.org_id, keyId, input.now)
+      const used = yield* usage.snapshot(reading)
       const breaches = jobAdmissionBreaches(PLANS[input.plan], input.key?.limits ?? NO_KEY_LIMITS, used, weight, input.spec.job_type, now)
       if (breaches.length > 0 && input.enforcement === 'block') return yield* Effect.fail(rejected(breaches, now))
       const job = yield* submitJob({ ...(input.job_id !== undefined ? { job_id: input.job_id } : {}), org_id: input.org_id, api_key_id: keyId, spec: input.spec, now: input.now, metadata: input.metadata })

@@ -14,16 +14,35 @@ export interface AdmittedJob {
   readonly day: string
 }
 
+/** The usage counters of an organization and key as the read model held them at one log position. */
+export interface UsageReading {
+  readonly orgId: string
+  readonly keyId: string | null
+  readonly now: Date
+  readonly jobsToday: number
+  readonly activeJobsOrg: number
+  readonly activeJobsKey: number
+  readonly creditsCommitted: number
+  /** Log position the organization's counters reflect. */
+  readonly orgPosition: number
+}
+
 /**
  * What admission needs to know about usage. Reads may lag the log a little: the service adds back the jobs this
  * process admitted that its counters have not seen yet, and runs one admission per organization at a time, so
- * concurrent submissions of one organization see each other.
+ * concurrent submissions of one organization see each other. The counters are read before the admission waits
+ * for its turn, so the read-model round trips of concurrent admissions overlap instead of queueing.
  */
 export interface UsageService {
   /** Runs `admission` while no other admission of the organization runs in this process. */
   readonly serialized: <A, E, R>(orgId: string, admission: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-  /** Usage of the organization and key at `now`, including this process's admissions not yet counted. */
-  readonly snapshot: (orgId: string, keyId: string | null, now: Date) => Effect.Effect<UsageSnapshot, StoreUnavailable>
+  /** Reads the counters (call before `serialized`; concurrent reads of the same organization, key and day share one). */
+  readonly read: (orgId: string, keyId: string | null, now: Date) => Effect.Effect<UsageReading, StoreUnavailable>
+  /**
+   * Usage at the reading's time, including this process's admissions the reading has not counted yet (call inside
+   * `serialized`). A reading older than one an earlier admission of the organization used is read again.
+   */
+  readonly snapshot: (reading: UsageReading) => Effect.Effect<UsageSnapshot, StoreUnavailable>
   /** Records a job just admitted (call inside `serialized`, after its JobRequested was appended). */
   readonly admitted: (job: AdmittedJob) => Effect.Effect<void>
 }

@@ -2,8 +2,11 @@ import { Effect } from 'effect'
 import { Unauthenticated } from '../domain/errors.js'
 import { hashApiKey } from '../domain/secrets.js'
 import type { KeyLimits } from '../domain/org/events.js'
-import { API_KEYS, API_KEY_HASHES, ORGS } from './orgs.js'
+import { DocumentStore, type DocumentStoreService } from '../ports/document-store.js'
+import type { StoreUnavailable } from '../ports/event-store.js'
+import { API_KEYS, API_KEY_HASHES, ORGS, type KeyDoc, type OrgDoc } from './orgs.js'
 import { getDoc } from './projection.js'
+import { makeSingleFlight } from './single-flight.js'
 
 export interface ApiPrincipal {
   readonly key_id: string
@@ -16,14 +19,36 @@ export interface ApiPrincipal {
 
 const invalid = () => new Unauthenticated({ code: 'invalid_api_key', message: 'the API key is invalid, revoked or expired' })
 
-/** Resolves a presented secret to its key; revoked and expired keys answer the same 401 as unknown ones. */
+type KeyRecords = { readonly key: KeyDoc; readonly org: OrgDoc | null } | null
+
+/** The key and organization records behind a secret's hash: the hash's record names both, read at once. */
+const recordsOf = (hash: string) =>
+  Effect.gen(function* () {
+    const ref = yield* getDoc(API_KEY_HASHES, hash)
+    if (!ref) return null
+    const [key, org] = yield* Effect.all([getDoc(API_KEYS, ref.key_id), getDoc(ORGS, ref.org_id)], { concurrency: 2 })
+    return key && key.org_id === ref.org_id ? { key, org } : null
+  })
+
+/** Per document store: lookups in flight, which concurrent requests presenting the same key join. */
+const lookups = new WeakMap<DocumentStoreService, ReturnType<typeof makeSingleFlight<KeyRecords, StoreUnavailable>>>()
+
+const sharedRecordsOf = (hash: string) => Effect.flatMap(DocumentStore, (docs) => {
+  const shared = lookups.get(docs) ?? makeSingleFlight<KeyRecords, StoreUnavailable>()
+  lookups.set(docs, shared)
+  return shared(hash, Effect.provideService(recordsOf(hash), DocumentStore, docs))
+})
+
+/**
+ * Resolves a presented secret to its key; revoked and expired keys answer the same 401 as unknown ones. Requests
+ * with the same key at the same time share one lookup (a burst of submissions reads the key once, not per request).
+ */
 export const authenticateApiKey = (secret: string, now: Date) =>
   Effect.gen(function* () {
-    const ref = yield* getDoc(API_KEY_HASHES, hashApiKey(secret))
-    if (!ref) return yield* Effect.fail(invalid())
-    const key = yield* getDoc(API_KEYS, ref.key_id)
-    if (!key || key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= now.getTime())) return yield* Effect.fail(invalid())
-    const org = yield* getDoc(ORGS, key.org_id)
+    const records = yield* sharedRecordsOf(hashApiKey(secret))
+    if (!records) return yield* Effect.fail(invalid())
+    const { key, org } = records
+    if (key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= now.getTime())) return yield* Effect.fail(invalid())
     if (!org) return yield* Effect.fail(invalid())
     const principal: ApiPrincipal = {
       key_id: key.key_id, org_id: key.org_id, plan: org.plan, scopes: key.scopes, limits: key.limits, org_ip_allowlist: org.ip_allowlist,

@@ -4,7 +4,8 @@ import { CREDIT_USAGE, keyCounterId, keyDayCounterId, orgCounterId, usageId, USA
 import { getDoc } from './projection.js'
 
 /**
- * What admission needs to know about an organization and key: a handful of counter documents, whatever the volume.
+ * What admission needs to know about an organization and key: a handful of counter documents, whatever the volume,
+ * read at once (one round trip's wait).
  * Jobs without a key (submitted by the service itself) are counted under the key id `none`, as the credits projection does.
  */
 export const admissionUsage = (orgId: string, keyId: string | null, now: Date) =>
@@ -15,7 +16,7 @@ export const admissionUsage = (orgId: string, keyId: string | null, now: Date) =
       getDoc(USAGE_COUNTERS, keyCounterId(keyId ?? 'none')),
       getDoc(USAGE_COUNTERS, keyDayCounterId(keyId ?? 'none', dayOf(iso))),
       getDoc(CREDIT_USAGE, usageId(orgId, monthOf(iso))),
-    ])
+    ], { concurrency: 'unbounded' })
     return {
       activeJobsOrg: org?.active_jobs ?? 0,
       activeJobsKey: key?.active_jobs ?? 0,

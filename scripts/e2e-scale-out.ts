@@ -1,15 +1,19 @@
 /**
  * e2e:scale-out — the scale-out profile as separate OS processes on real servers (Kafka, a MongoDB-protocol server,
  * Azurite; the event store is the shared SQLite file since no EventStoreDB server is available here):
- * api, relay, two fetchers and a projector. Submits light jobs against a local fixture server, SIGKILLs one fetcher
- * midway, then checks: every job reached exactly one terminal state; the Kafka topics hold every event exactly once
- * in per-stream order; the MongoDB read models equal a replay. Prints throughput beside the embedded profile on the
- * same jobs. Exits non-zero on any difference.
+ * api, relay, two fetchers and a projector. Starts the servers with scripts/services/start.sh unless their settings are
+ * given in the environment. Three rounds of light jobs against a local fixture server: two fetchers, then one fetcher
+ * SIGKILLed midway, then the one left. Then checks: every job reached exactly one terminal state; the Kafka topics
+ * hold every event exactly once in per-stream order; the MongoDB read models equal a replay. Prints the throughput of
+ * two fetchers beside the embedded profile on the same jobs and beside one fetcher. Removes its databases, topics and
+ * container at the end. Exits non-zero on any difference.
  */
+import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { readFileSync, existsSync } from 'node:fs'
+import { readFileSync, existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import { BlobServiceClient } from '@azure/storage-blob'
 import { Kafka, logLevel } from 'kafkajs'
 import { MongoClient } from 'mongodb'
 import { startFixtureSite } from '../test/fixtures/site.js'
@@ -20,14 +24,18 @@ import { pool } from '../bench/stats.js'
 const JOBS = Number(process.env.E2E_JOBS ?? 500)
 const CONCURRENCY = 20
 
+const SERVER_SETTINGS = ['KAFKA_BROKERS', 'MONGO_URL', 'AZURE_BLOB_CONNECTION_STRING'] as const
+
+/** The servers' settings from the environment when all are given; else the servers are started (a no-op for running ones). */
 const servicesEnv = (): Record<string, string> => {
+  if (SERVER_SETTINGS.every((k) => process.env[k])) return Object.fromEntries(SERVER_SETTINGS.map((k) => [k, process.env[k]!]))
+  execFileSync(join(process.cwd(), 'scripts', 'services', 'start.sh'), ['kafka', 'mongo', 'azurite'], { stdio: 'inherit' })
   const file = join(process.cwd(), '.services', 'env')
-  const fromFile = existsSync(file)
+  const env = existsSync(file)
     ? Object.fromEntries(readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).trim().replace(/^'(.*)'$/, '$1')]))
     : {}
-  const env = { ...fromFile, ...Object.fromEntries(['KAFKA_BROKERS', 'MONGO_URL', 'AZURE_BLOB_CONNECTION_STRING'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!])) }
-  for (const k of ['KAFKA_BROKERS', 'MONGO_URL', 'AZURE_BLOB_CONNECTION_STRING']) {
-    if (!env[k]) throw new Error(`${k} is not set: start the servers with scripts/services/start.sh`)
+  for (const k of SERVER_SETTINGS) {
+    if (!env[k]) throw new Error(`${k} is missing from .services/env after scripts/services/start.sh`)
   }
   return env
 }
@@ -35,6 +43,7 @@ const servicesEnv = (): Record<string, string> => {
 const problems: string[] = []
 const check = (ok: boolean, what: string) => { if (!ok) problems.push(what) }
 
+const scriptStarted = performance.now()
 const site = await startFixtureSite()
 const runId = randomUUID().slice(0, 8)
 const dataDir = tempDataDir('e2e-scale-out')
@@ -48,9 +57,10 @@ const env: Record<string, string> = {
 
 const jobBody = (i: number) => JSON.stringify({ job_type: 'light', target_url: `${site.origin}/${i % 5 === 0 ? 'slow?ms=300' : 'page'}`, tags: ['e2e'] })
 
-/** Submits `count` jobs through an API and answers the job ids and the seconds until all finished. */
+/** Submits `count` jobs through an API and answers the job ids and the seconds until all finished (`finished()` counts up). */
 const runJobs = async (base: string, key: string, count: number, finished: () => number, midway?: () => void) => {
   const ids: string[] = []
+  const before = finished()
   const started = performance.now()
   await pool(count, CONCURRENCY, async (i) => {
     if (i === Math.floor(count / 2)) midway?.()
@@ -61,7 +71,7 @@ const runJobs = async (base: string, key: string, count: number, finished: () =>
       await new Promise((r) => setTimeout(r, 50))
     }
   })
-  await waitFor(() => finished() >= count, 240_000, 100)
+  await waitFor(() => finished() >= before + count, 240_000, 100)
   return { ids, seconds: (performance.now() - started) / 1000 }
 }
 
@@ -72,24 +82,65 @@ const terminalCounts = (file: string) => {
   return new Map(rows.map((r) => [r.stream.slice(4), r.n]))
 }
 
-// --- scale-out run ---
+/** Drops what the run made on the servers (read models, topics, consumer groups, artifacts) and its data folders. */
+const cleanUp = async () => {
+  const mongo = new MongoClient(env.MONGO_URL!)
+  await mongo.connect()
+  for (const database of [env.MONGO_DB!, `${env.MONGO_DB!}_replay`]) await mongo.db(database).dropDatabase()
+  await mongo.close()
+  const admin = new Kafka({ clientId: 'e2e-clean-up', brokers: env.KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING }).admin()
+  await admin.connect()
+  const topics = (await admin.listTopics()).filter((t) => t.startsWith(`e2e-${runId}.`))
+  if (topics.length > 0) await admin.deleteTopics({ topics })
+  const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g.includes(runId))
+  if (groups.length > 0) await admin.deleteGroups(groups).catch(() => {}) // groups still being left by a consumer go later
+  await admin.disconnect()
+  await BlobServiceClient.fromConnectionString(env.AZURE_BLOB_CONNECTION_STRING!).getContainerClient(`e2e-${runId}`).deleteIfExists()
+  for (const dir of [dataDir, embeddedEnv.DATA_DIR]) rmSync(dir, { recursive: true, force: true })
+}
+const embeddedEnv = { DATA_DIR: tempDataDir('e2e-embedded'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, FETCHER_CONCURRENCY: '16' }
+const spawned: Awaited<ReturnType<typeof spawnService>>[] = []
+const spawn = async (...args: Parameters<typeof spawnService>) => {
+  const service = await spawnService(...args)
+  spawned.push(service)
+  return service
+}
+const stopAll = async () => {
+  for (const p of spawned) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM')
+  await Promise.all(spawned.map((p) => p.exited))
+}
+process.on('uncaughtException', (error) => {
+  console.error(error)
+  void stopAll().then(cleanUp).finally(() => process.exit(1))
+})
+
+// --- scale-out run: two fetchers, then one of them SIGKILLed midway, then the one left ---
 const { api_key: key } = await runCli(env, ['org', 'create', '--name', 'E2E', '--plan', 'enterprise'])
 const processes = {
-  api: await spawnService(env, ['--roles', 'api']),
-  relay: await spawnService(env, ['--roles', 'relay']),
-  fetcherA: await spawnService({ ...env, WORKER_ID: 'fetcher-a' }, ['--roles', 'fetcher']),
-  fetcherB: await spawnService({ ...env, WORKER_ID: 'fetcher-b' }, ['--roles', 'fetcher']),
-  projector: await spawnService(env, ['--roles', 'projector']),
+  api: await spawn(env, ['--roles', 'api']),
+  relay: await spawn(env, ['--roles', 'relay']),
+  fetcherA: await spawn({ ...env, WORKER_ID: 'fetcher-a' }, ['--roles', 'fetcher']),
+  fetcherB: await spawn({ ...env, WORKER_ID: 'fetcher-b' }, ['--roles', 'fetcher']),
+  projector: await spawn(env, ['--roles', 'projector']),
 }
+const elapsed = () => `${((performance.now() - scriptStarted) / 1000).toFixed(0)} s`
+console.log(`processes ready after ${elapsed()}`)
 await waitFor(async () => (await fetch(`${processes.api.base}/v1/jobs`, { headers: { 'x-api-key': key } })).status === 200, 60_000, 100)
 const eventsFile = join(dataDir, 'events.db')
+const finishedJobs = () => terminalCounts(eventsFile).size
+const twoFetchers = await runJobs(processes.api.base, key, JOBS, finishedJobs)
 let killedAt = -1
-const scaleOut = await runJobs(processes.api.base, key, JOBS, () => terminalCounts(eventsFile).size, () => {
-  killedAt = terminalCounts(eventsFile).size
+const crash = await runJobs(processes.api.base, key, JOBS, finishedJobs, () => {
+  killedAt = finishedJobs() - JOBS
   processes.fetcherA.child.kill('SIGKILL')
 })
+const oneFetcher = await runJobs(processes.api.base, key, JOBS, finishedJobs)
+for (const [name, round] of Object.entries({ 'two fetchers': twoFetchers, 'fetcher killed midway': crash, 'one fetcher': oneFetcher })) {
+  console.log(`round with ${name}: ${JOBS} jobs in ${round.seconds.toFixed(1)} s (${(JOBS / round.seconds).toFixed(1)} jobs/s)`)
+}
+const allIds = [...twoFetchers.ids, ...crash.ids, ...oneFetcher.ids]
 const counts = terminalCounts(eventsFile)
-check(scaleOut.ids.every((id) => counts.get(id) === 1), 'a job did not reach exactly one terminal state')
+check(allIds.length === 3 * JOBS && allIds.every((id) => counts.get(id) === 1), 'a job did not reach exactly one terminal state')
 check(killedAt >= 0 && killedAt < JOBS, 'the fetcher was not killed midway')
 
 // Kafka: every event exactly once, per-stream order as in the store.
@@ -125,7 +176,7 @@ const snapshot = async (database: string) => {
   for (const name of names) out[name] = await db.collection(name).find({}).sort({ _id: 1 }).toArray()
   return out
 }
-await waitFor(async () => (await mongo.db(env.MONGO_DB!).collection('rm_jobs').countDocuments({ status: { $in: ['succeeded', 'failed'] } })) === JOBS, 300_000, 200)
+await waitFor(async () => (await mongo.db(env.MONGO_DB!).collection('rm_jobs').countDocuments({ status: { $in: ['succeeded', 'failed'] } })) === allIds.length, 300_000, 200)
 // The other projections drain at their own pace: compare once two snapshots a few seconds apart agree.
 let live = await snapshot(env.MONGO_DB!)
 for (let settled = false; !settled;) {
@@ -136,28 +187,27 @@ for (let settled = false; !settled;) {
 }
 const replayStarted = performance.now()
 await runCli({ ...env, MONGO_DB: `e2e_${runId}_replay`, KAFKA_GROUP_PREFIX: `e2e-${runId}-replay` }, ['replay'])
-console.log(`replay into MongoDB: ${((performance.now() - replayStarted) / 1000).toFixed(1)} s for ${stored.length} events`)
+console.log(`replay into MongoDB: ${((performance.now() - replayStarted) / 1000).toFixed(1)} s for ${stored.length} events (at ${elapsed()})`)
 const replayed = await snapshot(`e2e_${runId}_replay`)
 const differing = [...new Set([...Object.keys(live), ...Object.keys(replayed)])].filter((name) => JSON.stringify(live[name]) !== JSON.stringify(replayed[name]))
 check(differing.length === 0, `the MongoDB read models differ from a replay: ${differing.join(', ')}`)
 await mongo.close()
 
-for (const p of Object.values(processes)) p.child.kill('SIGTERM')
-await Promise.all(Object.values(processes).map((p) => p.exited))
+await stopAll()
 
 // --- embedded run, same jobs ---
-const embeddedEnv = { DATA_DIR: tempDataDir('e2e-embedded'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, FETCHER_CONCURRENCY: '16' }
 const { api_key: embeddedKey } = await runCli(embeddedEnv, ['org', 'create', '--name', 'E2E', '--plan', 'enterprise'])
-const embedded = await spawnService(embeddedEnv)
+const embedded = await spawn(embeddedEnv)
 await waitFor(async () => (await fetch(`${embedded.base}/v1/jobs`, { headers: { 'x-api-key': embeddedKey } })).status === 200, 60_000, 100)
 const embeddedRun = await runJobs(embedded.base, embeddedKey, JOBS, () => terminalCounts(join(embeddedEnv.DATA_DIR, 'events.db')).size)
-embedded.child.kill('SIGTERM')
-await embedded.exited
+await stopAll()
 await site.close()
+await cleanUp()
 
 const rate = (r: { seconds: number }) => JOBS / r.seconds
-console.log(`scale-out ${rate(scaleOut).toFixed(1)} jobs/s vs embedded ${rate(embeddedRun).toFixed(1)} jobs/s (ratio: ${(rate(scaleOut) / rate(embeddedRun)).toFixed(2)})`)
+console.log(`scale-out ${rate(twoFetchers).toFixed(1)} jobs/s vs embedded ${rate(embeddedRun).toFixed(1)} jobs/s (ratio: ${(rate(twoFetchers) / rate(embeddedRun)).toFixed(2)})`)
+console.log(`two fetchers ${rate(twoFetchers).toFixed(1)} jobs/s vs one fetcher ${rate(oneFetcher).toFixed(1)} jobs/s (ratio: ${(rate(twoFetchers) / rate(oneFetcher)).toFixed(2)})`)
 console.log(problems.length === 0
-  ? `e2e:scale-out OK: ${JOBS} jobs, each exactly one terminal state (fetcher killed after ${killedAt} finished), ${stored.length} events in Kafka in per-stream order, ${Object.keys(live).length} MongoDB read models equal a replay`
+  ? `e2e:scale-out OK: ${allIds.length} jobs, each exactly one terminal state (fetcher killed after ${killedAt} of a round's jobs finished), ${stored.length} events in Kafka in per-stream order, ${Object.keys(live).length} MongoDB read models equal a replay`
   : `e2e:scale-out FAILED: ${problems.join('; ')}`)
 process.exit(problems.length === 0 ? 0 : 1)

@@ -20,6 +20,31 @@ export interface KafkaLogOptions {
 type PartitionOffsets = Map<string, Map<number, string>>
 
 /**
+ * Commits offsets for a consumer group with no running member, every topic at once: one consumer joins the group,
+ * seeks each partition while paused and leaves at its first fetch, which commits the seeks (what kafkajs'
+ * `admin.setOffsets` does for one topic per join: a join per topic made moving a group slow).
+ */
+const commitGroupOffsets = async (kafka: Kafka, groupId: string, offsets: PartitionOffsets) => {
+  const topics = [...offsets].filter(([, parts]) => parts.size > 0).map(([topic]) => topic)
+  if (topics.length === 0) return
+  const consumer = kafka.consumer({ groupId })
+  await consumer.connect()
+  try {
+    await consumer.subscribe({ topics, fromBeginning: true })
+    const { state } = await consumer.describeGroup()
+    if (state !== 'Empty' && state !== 'Dead') throw new Error(`consumer group ${groupId} has running members (${state}): stop them before moving it`)
+    await new Promise<void>((resolve, reject) => {
+      consumer.on(consumer.events.FETCH, () => { consumer.stop().then(resolve, reject) })
+      consumer.run({ eachBatchAutoResolve: false, eachBatch: async () => {} }).catch(reject)
+      consumer.pause(topics.map((topic) => ({ topic })))
+      for (const topic of topics) {
+        for (const [partition, offset] of offsets.get(topic)!) consumer.seek({ topic, partition, offset })
+      }
+    })
+  } finally { await consumer.disconnect() }
+}
+
+/**
  * Reads messages from the given start offsets with a throw-away consumer group, until `wanted` says each partition is
  * settled. Starting offsets are committed for the new group before it joins, so it reads exactly from there.
  */
@@ -28,12 +53,7 @@ const scanFrom = async (kafka: Kafka, all: PartitionOffsets, visit: (topic: stri
   const pending = new Set([...starts].flatMap(([topic, parts]) => [...parts.keys()].map((p) => `${topic}/${p}`)))
   if (pending.size === 0) return
   const groupId = `scan-${randomUUID()}`
-  const admin = kafka.admin()
-  await admin.connect()
-  for (const [topic, parts] of starts) {
-    await admin.setOffsets({ groupId, topic, partitions: [...parts].map(([partition, offset]) => ({ partition, offset })) })
-  }
-  await admin.disconnect()
+  await commitGroupOffsets(kafka, groupId, starts)
   const scanner = kafka.consumer({ groupId })
   await scanner.connect()
   await scanner.subscribe({ topics: [...starts.keys()] })
@@ -99,18 +119,25 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
   // Broker and connection errors are the log being unavailable, a typed failure for the caller to handle.
   const attempt = <A>(work: () => Promise<A>) => Effect.tryPromise({ try: work, catch: (cause) => new LogUnavailable({ cause }) })
 
-  return {
-    setCheckpoint: (name, position) => attempt(async () => {
+  // Where a group must start to resume after a position, for every topic of this deployment (a group may have
+  // subscribed to any category). Replay moves every projection to the same position at once: they share one answer.
+  const computing = new Map<number, Promise<PartitionOffsets>>()
+  const offsetsAfterPosition = (position: number) => {
+    const known = computing.get(position)
+    if (known) return known
+    const answer = (async () => {
       const admin = options.kafka.admin()
       await admin.connect()
-      try {
-        // Every topic of this deployment: the group may have subscribed to any category.
-        const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${options.topics.prefix}.`))
-        for (const [topic, partitions] of await offsetsAfter(options.kafka, topics, position)) {
-          if (partitions.size === 0) continue
-          await admin.setOffsets({ groupId: groupOf(name), topic, partitions: [...partitions].map(([partition, offset]) => ({ partition, offset })) })
-        }
-      } finally { await admin.disconnect() }
+      const topics = await admin.listTopics().finally(() => admin.disconnect())
+      return offsetsAfter(options.kafka, topics.filter((t) => t.startsWith(`${options.topics.prefix}.`)), position)
+    })().finally(() => computing.delete(position))
+    computing.set(position, answer)
+    return answer
+  }
+
+  return {
+    setCheckpoint: (name, position) => attempt(async () => {
+      await commitGroupOffsets(options.kafka, groupOf(name), await offsetsAfterPosition(position))
     }),
     subscribe: (subscription, handler) => attempt(async () => {
       const admin = options.kafka.admin()

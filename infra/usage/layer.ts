@@ -1,28 +1,44 @@
 import { Effect, Layer } from 'effect'
 import { dayOf } from '../../domain/limits.js'
 import { DocumentStore } from '../../ports/document-store.js'
-import { Usage } from '../../ports/usage.js'
+import type { StoreUnavailable } from '../../ports/event-store.js'
+import { Usage, type UsageReading } from '../../ports/usage.js'
 import { admissionUsage } from '../../projections/usage-queries.js'
 import { makeKeyedLock } from './keyed-lock.js'
 import { makeReservations } from './reservations.js'
+import { makeSingleFlight } from '../../projections/single-flight.js'
 
 /** Usage read from the credits projection's counters, plus this process's admissions they have not seen yet. */
 export const UsageFromCounters = Layer.effect(Usage, Effect.gen(function* () {
   const documents = yield* DocumentStore
   const reservations = makeReservations()
   const serialized = makeKeyedLock()
+  // Per organization, the counters' position the last snapshot used. Positions used never go back, so a reservation
+  // dropped as counted by one snapshot is counted by every later one.
+  const usedPosition = new Map<string, number>()
+  const readCounters = (orgId: string, keyId: string | null, now: Date): Effect.Effect<UsageReading, StoreUnavailable> =>
+    admissionUsage(orgId, keyId, now).pipe(
+      Effect.provideService(DocumentStore, documents),
+      Effect.map((counted) => ({
+        orgId, keyId, now, jobsToday: counted.jobsToday, activeJobsOrg: counted.activeJobsOrg, activeJobsKey: counted.activeJobsKey,
+        creditsCommitted: counted.creditsUsed + counted.creditsReserved, orgPosition: counted.orgPosition,
+      })),
+    )
+  const shared = makeSingleFlight<UsageReading, StoreUnavailable>()
   return {
     serialized,
-    snapshot: (orgId, keyId, now) => Effect.gen(function* () {
-      const counted = yield* admissionUsage(orgId, keyId, now).pipe(Effect.provideService(DocumentStore, documents))
-      const unseen = reservations.pending(orgId, counted.orgPosition)
-      const ofKey = unseen.filter((r) => r.keyId === keyId)
-      const today = dayOf(now.toISOString())
+    read: (orgId, keyId, now) => shared(`${orgId}\n${keyId ?? ''}\n${dayOf(now.toISOString())}`, readCounters(orgId, keyId, now)),
+    snapshot: (given) => Effect.gen(function* () {
+      const reading = given.orgPosition < (usedPosition.get(given.orgId) ?? 0) ? yield* readCounters(given.orgId, given.keyId, given.now) : given
+      usedPosition.set(reading.orgId, Math.max(reading.orgPosition, usedPosition.get(reading.orgId) ?? 0))
+      const unseen = reservations.pending(reading.orgId, reading.orgPosition)
+      const ofKey = unseen.filter((r) => r.keyId === reading.keyId)
+      const today = dayOf(reading.now.toISOString())
       return {
-        jobsToday: counted.jobsToday + ofKey.filter((r) => r.day === today).length,
-        activeJobsOrg: counted.activeJobsOrg + unseen.length,
-        activeJobsKey: counted.activeJobsKey + ofKey.length,
-        creditsCommitted: counted.creditsUsed + counted.creditsReserved + unseen.reduce((sum, r) => sum + r.weight, 0),
+        jobsToday: reading.jobsToday + ofKey.filter((r) => r.day === today).length,
+        activeJobsOrg: reading.activeJobsOrg + unseen.length,
+        activeJobsKey: reading.activeJobsKey + ofKey.length,
+        creditsCommitted: reading.creditsCommitted + unseen.reduce((sum, r) => sum + r.weight, 0),
       }
     }),
     admitted: (job) => Effect.sync(() => reservations.add(job)),

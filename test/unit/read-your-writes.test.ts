@@ -2,6 +2,7 @@ import t from 'tap'
 import { Effect, Fiber } from 'effect'
 import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
 import { DocumentStore } from '../../ports/document-store.js'
+import { StoreUnavailable } from '../../ports/event-store.js'
 import { JOBS } from '../../projections/jobs.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
 
@@ -26,4 +27,32 @@ t.test('waitForPosition answers once the document reflects the position, not bef
   const started = Date.now()
   t.equal(await run(waitForPosition(JOBS, 'missing', 1)), null, 'null when the read model never catches up')
   t.ok(Date.now() - started >= 2900, 'after about three seconds')
+})
+
+t.test('requests waiting on one collection share one query per round, whatever their number', async (t) => {
+  const docs = makeMemoryDocumentStore()
+  let finds = 0
+  let gets = 0
+  const counting = {
+    ...docs,
+    find: ((...args) => { finds += 1; return docs.find(...args) }) as typeof docs.find,
+    get: ((...args) => { gets += 1; return docs.get(...args) }) as typeof docs.get,
+  }
+  const run = <A, E>(effect: Effect.Effect<A, E, DocumentStore>) => Effect.runPromise(Effect.provideService(effect, DocumentStore, counting))
+  const answers = await run(Effect.gen(function* () {
+    const waiting = yield* Effect.forEach(Array.from({ length: 40 }, (_, i) => `j${i}`), (id) => Effect.fork(waitForPosition(JOBS, id, 3)))
+    yield* Effect.sleep(50)
+    for (let i = 0; i < 40; i++) yield* docs.put('jobs', { _id: `j${i}`, status: 'queued', _position: 3 })
+    return yield* Effect.forEach(waiting, Fiber.join)
+  }))
+  t.ok(answers.every((doc, i) => doc?._id === `j${i}`), 'every request gets its own document')
+  t.equal(gets, 0)
+  t.ok(finds < 40, `${finds} queries for 40 waiting requests over several rounds`)
+})
+
+t.test('a failing read fails the waiting requests rather than leaving them waiting', async (t) => {
+  const docs = makeMemoryDocumentStore()
+  const failing = { ...docs, find: (() => Effect.fail(new StoreUnavailable({ cause: 'down' }))) as typeof docs.find }
+  const outcome = await Effect.runPromise(Effect.either(Effect.provideService(waitForPosition(JOBS, 'j1', 1), DocumentStore, failing)))
+  t.equal(outcome._tag === 'Left' && outcome.left._tag, 'StoreUnavailable')
 })
