@@ -14,6 +14,8 @@ export interface FixtureResponse {
   readonly body?: string
   /** For POST: the JSON body the recipe must send. */
   readonly expect_json?: unknown
+  /** For POST: the form fields the recipe must send (decoded). */
+  readonly expect_form?: Readonly<Record<string, string>>
 }
 
 export interface RecipeFixture {

@@ -34,6 +34,8 @@ for (const recipe of catalogue.values()) {
       for (const request of sent) {
         const expected = fixtureFor(fixture, request)?.expect_json
         if (expected !== undefined) t.same(JSON.parse(request.body ?? 'null'), expected, `${fixture.name}: ${request.method} ${request.url} sends the expected body`)
+        const form = fixtureFor(fixture, request)?.expect_form
+        if (form !== undefined) t.strictSame(Object.fromEntries(new URLSearchParams(request.body ?? '')), form, `${fixture.name}: ${request.method} ${request.url} sends the expected form`)
       }
       if (fixture.expect.output !== undefined) t.strictSame(result.output, fixture.expect.output, `${fixture.name}: output`)
       if (fixture.expect.pages !== undefined) t.equal(result.pages, fixture.expect.pages, `${fixture.name}: pages fetched`)
