@@ -1,12 +1,13 @@
 /**
  * bench:light — N light jobs through the API (separate service process, embedded profile) against a local fixture
  * server, beside a raw fetch loop of the light tier's HTTP client (chromium-client, the same Chromium profile, no gateway,
- * no service) against the same server in the same run.
+ * no service), and beside Crawlee's HttpCrawler when `@crawlee/http` is installed, against the same server in the same run.
  */
 import { startFixtureSite } from '../test/fixtures/site.js'
 import { tempDataDir, waitFor } from '../test/helpers/service.js'
 import { runCli, spawnService } from '../test/helpers/process.js'
 import { rawLightFetch, stopRawLightClient } from './raw-light-fetch.js'
+import { runCrawleeBaseline } from './crawlee-baseline.js'
 import { fmt, percentile, pool } from './stats.js'
 import { awaitSucceededResult } from './await-result.js'
 
@@ -52,6 +53,9 @@ await runServiceJobs(Math.min(30, N)) // warm-up
 await runRawClient(Math.min(30, N))
 const svc = await runServiceJobs(N)
 const raw = await runRawClient(N)
+// The same page set and concurrency, on Crawlee's HttpCrawler (warmed up first, like the others).
+const crawleeWarm = await runCrawleeBaseline(`${site.origin}/page`, Math.min(30, N), CONCURRENCY)
+const crawlee = crawleeWarm === null ? null : await runCrawleeBaseline(`${site.origin}/page`, N, CONCURRENCY)
 service.child.kill('SIGTERM')
 await service.exited
 await site.close()
@@ -62,4 +66,7 @@ const rawRate = N / raw.seconds
 console.log(`bench:light  jobs=${N} concurrency=${CONCURRENCY}`)
 console.log(`service  ${fmt(svcRate)} jobs/s   submit-to-result p50 ${fmt(percentile(svc.latencies, 50))} ms  p99 ${fmt(percentile(svc.latencies, 99))} ms`)
 console.log(`raw client ${fmt(rawRate)} fetches/s  p50 ${fmt(percentile(raw.latencies, 50))} ms  p99 ${fmt(percentile(raw.latencies, 99))} ms`)
-console.log(`ratio: ${(svcRate / rawRate).toFixed(2)}`)
+if (crawlee) console.log(`crawlee HttpCrawler ${fmt(N / crawlee.seconds)} pages/s`)
+else console.log('crawlee HttpCrawler not installed (@crawlee/http is a dev dependency): no Crawlee ratio')
+console.log(`ratio: ${(svcRate / rawRate).toFixed(2)}  (service / raw client; goal at least 0.50)`)
+if (crawlee) console.log(`ratio: ${(svcRate / (N / crawlee.seconds)).toFixed(2)}  (service / Crawlee HttpCrawler; goal at least 1.00)`)

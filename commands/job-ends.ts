@@ -26,18 +26,27 @@ export const jobEnd = (jobId: string) =>
 
 /** Without a signal from this process (the job ends in another one), the stream is read again after at most this long. */
 const LONGEST_GAP_MS = 250
+/** The first gap: short without signals; with them, the gaps only serve jobs that end in another process. */
 const FIRST_GAP_MS = 5
+const FIRST_GAP_WITH_SIGNALS_MS = 50
+
+const ENDS = new Set<string>(['JobSucceeded', 'JobFailed'])
 
 /**
- * Completes after the next append to `stream` this process signals since `listen` was called, or after `gapMs`.
- * Listening starts before the caller reads the stream, so an append between that read and the wait still wakes it.
+ * Completes after the next append of a job end to `stream` this process signals since `listen` was called, or after
+ * `gapMs`. Listening starts before the caller reads the stream, so an end appended between that read and the wait
+ * still wakes it. Other appends (the job starting) do not: reading the stream again for them would find no end.
  */
-const appendOrGap = (appends: Option.Option<StreamAppendsService>, stream: string) => {
+const endOrGap = (appends: Option.Option<StreamAppendsService>, stream: string) => {
   let appended = 0
   let wake: (() => void) | null = null
   const stop = Option.match(appends, {
     onNone: () => () => {},
-    onSome: (service) => service.listen(stream, () => { appended++; wake?.() }),
+    onSome: (service) => service.listen(stream, (types) => {
+      if (!types.some((type) => ENDS.has(type))) return
+      appended++
+      wake?.()
+    }),
   })
   const next = (seen: number, gapMs: number) => Effect.async<void>((resume) => {
     if (appended > seen) return resume(Effect.void)
@@ -50,8 +59,8 @@ const appendOrGap = (appends: Option.Option<StreamAppendsService>, stream: strin
 
 /**
  * Waits until the job ends or the Clock reaches `deadline` (then null). It reads only the job's own stream (one
- * indexed read of a few events), again each time this process appends to that stream (StreamAppends: the fetcher
- * of the embedded profile records the end in the same process, so the wait ends a few milliseconds after it), and at
+ * indexed read of a few events), again each time this process appends the job's end to that stream (StreamAppends:
+ * the fetcher of the embedded profile records the end in the same process, so the wait ends right after it), and at
  * doubling gaps up to 250 ms besides, for jobs that end in another process. The deadline is the Clock's, so tests
  * can move it. Meant for every "answer when the job is done" request: POST /scrapes, the v1 result long-poll.
  */
@@ -60,9 +69,9 @@ export const awaitJobEnd = (jobId: string, deadline: Date) =>
     const clock = yield* Clock
     const appends = yield* Effect.serviceOption(StreamAppends)
     const watch = Effect.acquireUseRelease(
-      Effect.sync(() => appendOrGap(appends, STREAMS.job.stream(jobId))),
+      Effect.sync(() => endOrGap(appends, STREAMS.job.stream(jobId))),
       (signal) => Effect.gen(function* () {
-        for (let gap = FIRST_GAP_MS; ; gap = Math.min(LONGEST_GAP_MS, gap * 2)) {
+        for (let gap = Option.isSome(appends) ? FIRST_GAP_WITH_SIGNALS_MS : FIRST_GAP_MS; ; gap = Math.min(LONGEST_GAP_MS, gap * 2)) {
           const seen = signal.count()
           const end = yield* jobEnd(jobId)
           if (end !== null) return end

@@ -12,7 +12,7 @@ export const SignallingEventStore = Layer.effectContext(Effect.map(EventStore, (
   signals.setMaxListeners(0)
   const signalling: EventStoreService = {
     ...store,
-    append: (stream, events, expected) => store.append(stream, events, expected).pipe(Effect.tap(() => Effect.sync(() => signals.emit(stream)))),
+    append: (stream, events, expected) => store.append(stream, events, expected).pipe(Effect.tap(() => Effect.sync(() => signals.emit(stream, events.map((event) => event.type))))),
   }
   const appends: StreamAppendsService = {
     listen: (stream, onAppend) => {

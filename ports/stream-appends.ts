@@ -6,8 +6,11 @@ import { Context } from 'effect'
  * a waiter still looks again now and then; the signal only shortens the wait, it never decides anything.
  */
 export interface StreamAppendsService {
-  /** Calls `onAppend` after each append to `stream` made through this process's event store, until the returned function is called. */
-  readonly listen: (stream: string, onAppend: () => void) => () => void
+  /**
+   * Calls `onAppend` with the appended events' types after each append to `stream` made through this process's event
+   * store, until the returned function is called.
+   */
+  readonly listen: (stream: string, onAppend: (types: readonly string[]) => void) => () => void
 }
 
 export class StreamAppends extends Context.Tag('StreamAppends')<StreamAppends, StreamAppendsService>() {}

@@ -42,6 +42,9 @@ const whereClause = (filter: Filter): { sql: string; params: unknown[] } => {
   return { sql: parts.length > 0 ? `where collection = ? and ${parts.join(' and ')}` : 'where collection = ?', params }
 }
 
+/** Prepared query shapes kept (an `$in` of every length is a shape of its own). */
+const MAX_PREPARED = 256
+
 export interface SqliteDocumentStore extends DocumentStoreService {
   readonly db: Database.Database
 }
@@ -56,6 +59,16 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   const deleteStmt = db.prepare('delete from docs where collection = ? and id = ?')
   const clearStmt = db.prepare('delete from docs where collection = ?')
   const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })
+  // Queries are built from a filter's shape (its values are parameters), so the few shapes in use are prepared once.
+  const prepared = new Map<string, Database.Statement>()
+  const statement = (sql: string) => {
+    let found = prepared.get(sql)
+    if (!found) {
+      if (prepared.size >= MAX_PREPARED) prepared.clear()
+      prepared.set(sql, (found = db.prepare(sql)))
+    }
+    return found
+  }
 
   const find = (collection: string, filter: Filter, options: FindOptions = {}) => attempt(() => {
     const where = whereClause(filter)
@@ -64,8 +77,8 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
       : 'order by id'
     const limit = options.limit === undefined ? -1 : Math.max(0, Math.floor(options.limit))
     const skip = Math.max(0, Math.floor(options.skip ?? 0))
-    const rows = db.prepare(`select body from docs ${where.sql} ${order} limit ${limit} offset ${skip}`)
-      .all(collection, ...where.params) as { body: string }[]
+    const rows = statement(`select body from docs ${where.sql} ${order} limit ? offset ?`)
+      .all(collection, ...where.params, limit, skip) as { body: string }[]
     return rows.map((r) => JSON.parse(r.body) as Doc)
   })
 
@@ -80,7 +93,7 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     find,
     count: (collection, filter) => attempt(() => {
       const where = whereClause(filter)
-      return (db.prepare(`select count(*) as n from docs ${where.sql}`).get(collection, ...where.params) as { n: number }).n
+      return (statement(`select count(*) as n from docs ${where.sql}`).get(collection, ...where.params) as { n: number }).n
     }),
     clear: (collection) => attempt(() => { clearStmt.run(collection) }),
     // One table holds every collection, in primary-key order: reads by id need nothing more, and listings are
