@@ -14,7 +14,7 @@ const asString = (v: unknown): string => (typeof v === 'string' ? v : typeof v =
 const TRANSFORM_FUNCTIONS: Record<TransformName, Transform> = {
   number: (v) => parseNumber(v),
   integer: (v) => {
-    const n = parseNumber(v)
+    const n = parseNumber(v, { loneDotGroups: true })
     return n === null ? null : Math.trunc(n) + 0 // + 0 turns -0 into 0
   },
   trim: (v) => asString(v).trim(),
@@ -50,7 +50,11 @@ const SPACE = /[\s\u00a0\u202f\u2009]+/
  * "12 %" 12, "−3" -3. One separator followed by exactly three digits is read as grouping for a
  * comma ("1,234" → 1234) and as a decimal point for a dot ("1.234" → 1.234). Null when no number.
  */
-export function parseNumber(value: unknown): number | null {
+/**
+ * `loneDotGroups`: a single dot before exactly three digits ("1.234") groups thousands, as in German or Spanish
+ * counts; only for integers, where a three-digit fraction is no reading anyone means.
+ */
+export function parseNumber(value: unknown, options: { readonly loneDotGroups?: boolean } = {}): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null
   if (typeof value !== 'string') return null
   const s = value.replace(MINUS, '-')
@@ -69,12 +73,12 @@ export function parseNumber(value: unknown): number | null {
     }
   }
   token = token.replace(/['’]/g, '')
-  const n = Number.parseFloat(normalizeSeparators(token))
+  const n = Number.parseFloat(normalizeSeparators(token, options.loneDotGroups === true))
   if (!Number.isFinite(n)) return null
   return negative ? -n : n
 }
 
-function normalizeSeparators(token: string): string {
+function normalizeSeparators(token: string, loneDotGroups: boolean): string {
   const dot = token.lastIndexOf('.')
   const comma = token.lastIndexOf(',')
   if (dot >= 0 && comma >= 0) {
@@ -87,7 +91,7 @@ function normalizeSeparators(token: string): string {
     const grouping = parts.length > 2 || (parts[1].length === 3 && parts[0] !== '0')
     return grouping ? parts.join('') : token.replace(',', '.')
   }
-  if (dot >= 0 && token.split('.').length > 2) return token.split('.').join('')
+  if (dot >= 0 && (token.split('.').length > 2 || (loneDotGroups && /^[1-9]\d{0,2}\.\d{3}$/.test(token)))) return token.split('.').join('')
   return token
 }
 
