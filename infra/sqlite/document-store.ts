@@ -51,6 +51,9 @@ export interface SqliteDocumentStore extends DocumentStoreService {
 
 export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   const db = openDatabase(file)
+  // 64 MB of page cache (the default is 2 MB): a replay writes every read model in one transaction, and pages that
+  // do not fit are spilled and read back.
+  db.pragma('cache_size = -65536')
   db.exec('create table if not exists docs (collection text not null, id text not null, body text not null, primary key (collection, id))')
   // SQLite's lower() folds ASCII only; substring search must be case-insensitive for every script.
   db.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLocaleLowerCase('und') : v))
