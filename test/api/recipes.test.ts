@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { schemaProblems } from '../../domain/recipe/schemas.js'
 import { DEFAULT_RECIPES_DIR, recipeFiles } from '../../infra/recipes.js'
 import { fixturesOf } from '../helpers/recipe-fixtures.js'
 import { startRecipeSite } from '../helpers/recipe-site.js'
@@ -70,6 +71,34 @@ t.test('listing and detail', async (t) => {
   const missing = await svc.api('GET', '/v1/recipes/no-such-recipe', { key: pro.key })
   t.equal(missing.status, 404)
   t.equal(missing.body.error.code, 'recipe_not_found')
+})
+
+/** SPEC 2.10's catalogue, the six news publishers as six slugs. */
+const SPEC_SLUGS = [
+  'serp-search', 'serp-autocomplete', 'video-search', 'video-detail', 'video-subtitles', 'video-channel-feed',
+  'marketplace-search', 'marketplace-product', 'appstore-app', 'appstore-search', 'appstore-reviews', 'playstore-app',
+  'playstore-search', 'playstore-reviews', 'chromium-store-extension', 'edge-store-addon', 'firefox-store-addon',
+  'firefox-store-addon-search', 'firefox-store-addon-reviews', 'social-a-posts', 'social-a-profile', 'social-a-thread',
+  'social-b-hashtag', 'social-b-trends', 'social-c-community', 'messenger-channel', 'forum-search', 'code-issues',
+  'code-repo', 'code-search-repos', 'code-releases', 'js-package', 'py-package', 'qa-search',
+  'news-headlines-a', 'news-headlines-b', 'news-headlines-c', 'news-headlines-d', 'news-headlines-e', 'news-headlines-f',
+  'reference-summary',
+]
+const STEALTH_SLUGS = ['serp-search', 'marketplace-search', 'marketplace-product']
+
+t.test('the whole SPEC 2.10 catalogue is listed, with health, engine and an example that fits its contract', async (t) => {
+  const list = await svc.api('GET', '/v1/recipes', { key: pro.key })
+  const shipped = list.body.items.filter((r: any) => !r.slug.startsWith('test-'))
+  t.same(shipped.map((r: any) => r.slug).sort(), [...SPEC_SLUGS].sort(), 'exactly the slugs of SPEC 2.10')
+  for (const recipe of shipped) {
+    t.equal(recipe.health.state, 'no_data', `${recipe.slug}: health before any test run`)
+    t.equal(recipe.engine, STEALTH_SLUGS.includes(recipe.slug) ? 'stealth' : 'light', `${recipe.slug}: engine`)
+    const detail = await svc.api('GET', `/v1/recipes/${recipe.slug}`, { key: pro.key })
+    t.ok(detail.body.contracts.length >= 1, `${recipe.slug}: at least one contract`)
+    for (const contract of detail.body.contracts) {
+      t.same(schemaProblems(contract.output_schema, contract.example.output), [], `${recipe.slug} contract ${contract.contract}: example output fits`)
+    }
+  }
 })
 
 t.test('scopes: recipes.read lists, recipes.run runs', async (t) => {
