@@ -36,7 +36,7 @@ const TYPE_ONLY_ALLOWED: Readonly<Record<string, readonly string[]>> = { api: ['
 const PURE_BUILTINS = new Set(['crypto', 'util', 'url', 'buffer', 'assert', 'string_decoder', 'querystring', 'punycode'])
 /** Packages that open files, sockets, processes or browsers, or serve HTTP: none of them in domain. */
 const IO_PACKAGES = [
-  'better-sqlite3', 'mongodb', 'kafkajs', '@eventstore/db-client', '@azure/storage-blob', 'undici', 'impit', 'wreq-js', 'nodemailer',
+  'better-sqlite3', 'mongodb', 'kafkajs', '@eventstore/db-client', '@azure/storage-blob', 'undici', 'impit', 'nodemailer',
   'playwright-core', 'puppeteer-real-browser', 'rebrowser-puppeteer-core', 'proxy-chain', 'fastify', '@fastify/', 'azurite', 'tsx',
 ]
 
