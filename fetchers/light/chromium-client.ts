@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdirSync, readdirSync, renameSync, statSync } from 'node:fs'
 import http from 'node:http'
 import { dirname } from 'node:path'
@@ -77,14 +78,16 @@ const ensureBinary = async () => {
   renameSync(partial, BINARY)
 }
 
-interface Running { readonly child: ChildProcess; readonly port: number; readonly agent: http.Agent }
+interface Running { readonly child: ChildProcess; readonly port: number; readonly agent: http.Agent; readonly token: string }
 
 const start = async (extraCaFile: string | null): Promise<Running> => {
   await ensureBinary()
   // Without SSL_CERT_FILE, which would replace the system's CA bundle instead of adding to it.
   const { SSL_CERT_FILE: _replacing, ...env } = process.env
+  // The client answers only requests bearing this token: its loopback port is open to every local process.
+  const token = randomBytes(32).toString('hex')
   // stdin stays open: the client exits when it closes, i.e. when this process ends, however it ends.
-  const child = spawn(BINARY, [], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...env, EXTRA_CA_FILE: extraCaFile ?? '' } })
+  const child = spawn(BINARY, [], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...env, EXTRA_CA_FILE: extraCaFile ?? '', CLIENT_TOKEN: token } })
   const port = await new Promise<number>((resolve, reject) => {
     let out = ''
     child.once('error', reject)
@@ -95,7 +98,7 @@ const start = async (extraCaFile: string | null): Promise<Running> => {
     })
   })
   child.stdout!.removeAllListeners('data').resume()
-  return { child, port, agent: new http.Agent({ keepAlive: true, maxSockets: Infinity }) }
+  return { child, port, token, agent: new http.Agent({ keepAlive: true, maxSockets: Infinity }) }
 }
 
 const bodyOf = async function* (response: http.IncomingMessage): AsyncGenerator<Uint8Array> {
@@ -129,11 +132,11 @@ export const makeChromiumClient = (options: ChromiumClientOptions): ChromiumClie
   }
 
   const post = async (path: string, body: string, signal?: AbortSignal) => {
-    const { port, agent } = await ready()
+    const { port, agent, token } = await ready()
     return new Promise<http.IncomingMessage>((resolve, reject) => {
       const request = http.request({
         host: '127.0.0.1', port, path, method: 'POST', agent, maxHeaderSize: 1 << 20, ...(signal ? { signal } : {}),
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
       }, resolve)
       request.once('error', reject)
       request.end(body)

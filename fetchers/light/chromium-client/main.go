@@ -1,10 +1,13 @@
 // chromium-client: the light tier's HTTP client, a local process that fetches with Chromium's TLS and HTTP/2
 // fingerprint (profile.go). The light engine (../chromium-client.ts) starts it, sends it one exchange per request
 // and keeps redirects, retries and limits itself. It listens on loopback only, prints its port on the first line of
-// stdout and exits when its stdin closes (the engine's process ended).
+// stdout and exits when its stdin closes (the engine's process ended). Every request must carry the token the
+// engine put in CLIENT_TOKEN: loopback is shared with every local process, and an exchange without a proxy connects
+// directly, so an unauthenticated port would be a way around the egress gateway.
 package main
 
 import (
+	"crypto/subtle"
 	"fmt"
 	"io"
 	"net"
@@ -12,7 +15,24 @@ import (
 	"os"
 )
 
+// Refuses a request whose bearer token is not the engine's.
+func authorized(token string, next http.Handler) http.Handler {
+	expected := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), expected) != 1 {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 func main() {
+	token := os.Getenv("CLIENT_TOKEN")
+	if len(token) < 32 {
+		fmt.Fprintln(os.Stderr, "CLIENT_TOKEN must hold the engine's token (at least 32 characters)")
+		os.Exit(1)
+	}
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -27,7 +47,7 @@ func main() {
 	mux.HandleFunc("POST /exchange", clients.exchange)
 	mux.HandleFunc("POST /close", clients.close)
 	fmt.Println(listener.Addr().(*net.TCPAddr).Port)
-	if err := http.Serve(listener, mux); err != nil {
+	if err := http.Serve(listener, authorized(token, mux)); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
