@@ -1,13 +1,22 @@
 import { Effect } from 'effect'
+import type { Projection } from '../projections/projection.js'
+import { FoldView, loadNeeded, type DocumentNeeded } from '../projections/document-view.js'
 import type { Doc, DocumentStoreService } from '../ports/document-store.js'
-import type { StoreUnavailable } from '../ports/event-store.js'
+import type { RecordedEvent, StoreUnavailable } from '../ports/event-store.js'
 
 /** Documents held in memory during a replay before they are written through to the store (bounds its memory). */
 const HELD_DOCUMENTS = 100_000
 
 export interface ReplayDocuments {
-  /** The document store the projections fold into during the replay. */
-  readonly store: DocumentStoreService
+  /**
+   * Folds one event into one projection's documents, in memory. Answers the read to load first (then fold the event
+   * again), the reason the event was skipped, or undefined.
+   */
+  readonly fold: (projection: Projection, event: RecordedEvent) => DocumentNeeded | string | undefined
+  /** Loads a read a fold needs (writing its collection through first when it is a query). */
+  readonly load: (needed: DocumentNeeded) => Effect.Effect<void, StoreUnavailable>
+  /** True when more than HELD_DOCUMENTS are held: flush before folding more. */
+  readonly full: () => boolean
   /** Writes the documents still held to the underlying store. */
   readonly flush: Effect.Effect<void, StoreUnavailable>
 }
@@ -17,7 +26,7 @@ export interface ReplayDocuments {
  * reads of them are of documents it wrote itself: they are answered from memory (no query, no JSON parse), and each
  * document reaches the underlying store once, with its last value, when the replay flushes (or when more than
  * HELD_DOCUMENTS are held, or before a query of its collection). The ids written through are remembered, so a read of
- * any other id needs no round trip either. Other collections pass through.
+ * any other id needs no round trip either. Reads of other collections, and of documents written through, are loaded.
  *
  * The projections share their documents with this store: they build a new document for every change and never change
  * one they read (documents are frozen here, so a projection that tried would fail its tests).
@@ -33,6 +42,14 @@ export const replayDocuments = (underlying: DocumentStoreService, rebuilt: Itera
   }
   let heldCount = 0
 
+  const view = new FoldView((collection, id) => {
+    const writes = held.get(collection)
+    if (writes === undefined) return undefined
+    const doc = writes.get(id)
+    if (doc !== undefined) return doc
+    return written.get(collection)!.has(id) ? undefined : null
+  })
+
   const writeThrough = (name: string) => Effect.suspend(() => {
     const writes = held.get(name)!
     if (writes.size === 0) return Effect.void
@@ -42,51 +59,41 @@ export const replayDocuments = (underlying: DocumentStoreService, rebuilt: Itera
     const batch = [...writes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     heldCount -= writes.size
     writes.clear()
-    return Effect.forEach(batch, ([id, doc]) => {
+    const puts: Doc[] = []
+    const deletes: string[] = []
+    for (const [id, doc] of batch) {
       if (doc !== null) {
         ids.add(id)
-        return underlying.put(name, doc)
+        puts.push(doc)
+      } else if (ids.delete(id)) {
+        deletes.push(id)
       }
-      return ids.delete(id) ? underlying.delete(name, id) : Effect.void
-    }, { discard: true })
+    }
+    return Effect.zipRight(
+      underlying.putMany ? underlying.putMany(name, puts) : Effect.forEach(puts, (doc) => underlying.put(name, doc), { discard: true }),
+      Effect.forEach(deletes, (id) => underlying.delete(name, id), { discard: true }),
+    )
   })
-  const flush = Effect.forEach([...held.keys()], writeThrough, { discard: true })
 
-  const hold = (name: string, writes: Map<string, Doc | null>, id: string, doc: Doc | null) => {
-    if (!writes.has(id)) heldCount += 1
-    writes.set(id, doc)
-    return heldCount > HELD_DOCUMENTS ? flush : Effect.void
-  }
-
-  const store: DocumentStoreService = {
-    get: (name, id) => {
-      const writes = held.get(name)
-      if (!writes) return underlying.get(name, id)
-      const doc = writes.get(id)
-      if (doc !== undefined) return Effect.succeed(doc)
-      return written.get(name)!.has(id) ? underlying.get(name, id) : Effect.succeed(null)
-    },
-    put: (name, doc) => {
-      const writes = held.get(name)
-      return writes ? hold(name, writes, doc._id, Object.freeze(doc)) : underlying.put(name, doc)
-    },
-    delete: (name, id) => {
-      const writes = held.get(name)
-      return writes ? hold(name, writes, id, null) : underlying.delete(name, id)
-    },
-    find: (name, filter, options) => held.has(name) ? Effect.zipRight(writeThrough(name), underlying.find(name, filter, options)) : underlying.find(name, filter, options),
-    count: (name, filter) => held.has(name) ? Effect.zipRight(writeThrough(name), underlying.count(name, filter)) : underlying.count(name, filter),
-    clear: (name) => Effect.suspend(() => {
-      const writes = held.get(name)
-      if (writes) {
-        heldCount -= writes.size
-        writes.clear()
-        written.get(name)!.clear()
+  return {
+    fold: (projection, event) => {
+      let skipped: string | undefined
+      const needed = view.attempt((documents) => { skipped = projection.fold(event, documents) })
+      if (needed !== null) return needed
+      view.settle()
+      for (const write of view.writes) {
+        const writes = held.get(write.collection)
+        if (writes === undefined) throw new Error(`${projection.name} wrote ${write.collection}, which the replay does not rebuild`)
+        if (!writes.has(write.id)) heldCount += 1
+        writes.set(write.id, write.doc === null ? null : Object.freeze(write.doc))
       }
-      return underlying.clear(name)
-    }),
-    ensureIndexes: (indexes) => underlying.ensureIndexes(indexes),
-    inBatch: (work) => underlying.inBatch(work),
+      return skipped
+    },
+    load: (needed) => Effect.map(
+      needed.filter !== null && held.has(needed.collection) ? Effect.zipRight(writeThrough(needed.collection), loadNeeded(underlying, needed)) : loadNeeded(underlying, needed),
+      (value) => view.remember(needed, value),
+    ),
+    full: () => heldCount > HELD_DOCUMENTS,
+    flush: Effect.forEach([...held.keys()], writeThrough, { discard: true }),
   }
-  return { store, flush }
 }

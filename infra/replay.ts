@@ -1,10 +1,11 @@
 import { Effect } from 'effect'
 import { streamCategory } from '../domain/streams.js'
+import { DocumentNeeded } from '../projections/document-view.js'
 import type { Projection } from '../projections/projection.js'
 import { DocumentStore } from '../ports/document-store.js'
 import { EventLog, StoreLog } from '../ports/event-log.js'
-import { EventStore } from '../ports/event-store.js'
-import { replayDocuments } from './replay-documents.js'
+import { EventStore, type RecordedEvent } from '../ports/event-store.js'
+import { replayDocuments, type ReplayDocuments } from './replay-documents.js'
 
 /** Events read from the log at a time. */
 const EVENTS_PER_READ = 1000
@@ -32,14 +33,16 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
     for (;;) {
       const batch = yield* store.readAll(position, EVENTS_PER_READ)
       if (batch.length === 0) break
-      yield* Effect.forEach(batch, (event) => {
-        const handlers = byCategory.get(streamCategory(event.stream))
-        if (!handlers) return Effect.void
-        return Effect.forEach(handlers, (projection) => {
-          counts[projection.name]! += 1
-          return projection.apply(event)
-        }, { discard: true })
-      }, { discard: true }).pipe(Effect.provideService(DocumentStore, folded.store))
+      // The folds run directly, without an effect per event; a fold that needs a read from the store stops the batch
+      // there, and the batch goes on from that fold once the read is loaded.
+      const cursor = { event: 0, handler: 0 }
+      for (;;) {
+        const stop = foldBatch(batch, cursor, byCategory, folded, counts)
+        if (stop === undefined) break
+        if (typeof stop === 'string') yield* Effect.logWarning(stop)
+        else yield* folded.load(stop)
+      }
+      if (folded.full()) yield* folded.flush
       position = batch[batch.length - 1]!.position
     }
     yield* folded.flush
@@ -61,4 +64,28 @@ const projectionsByCategory = (projections: readonly Projection[]) => {
     for (const category of projection.categories) byCategory.set(category, [...(byCategory.get(category) ?? []), projection])
   }
   return byCategory
+}
+
+/**
+ * Folds `batch` from `cursor` on, moving it. Stops at a fold that needs a read (answered, the cursor still on that
+ * fold) or that skipped its event (answered, the cursor past it); undefined once the batch is folded.
+ */
+const foldBatch = (
+  batch: readonly RecordedEvent[], cursor: { event: number; handler: number },
+  byCategory: ReadonlyMap<string, readonly Projection[]>, folded: ReplayDocuments, counts: Record<string, number>,
+): DocumentNeeded | string | undefined => {
+  for (; cursor.event < batch.length; cursor.event++, cursor.handler = 0) {
+    const event = batch[cursor.event]!
+    const handlers = byCategory.get(streamCategory(event.stream))
+    if (handlers === undefined) continue
+    while (cursor.handler < handlers.length) {
+      const projection = handlers[cursor.handler]!
+      const outcome = folded.fold(projection, event)
+      if (outcome instanceof DocumentNeeded) return outcome
+      counts[projection.name]! += 1
+      cursor.handler += 1
+      if (outcome !== undefined) return outcome
+    }
+  }
+  return undefined
 }

@@ -26,6 +26,8 @@ export interface IndexDeclaration {
 export interface DocumentStoreService {
   readonly get: (collection: string, id: string) => Effect.Effect<Doc | null, StoreUnavailable>
   readonly put: (collection: string, doc: Doc) => Effect.Effect<void, StoreUnavailable>
+  /** Optional: puts many documents of one collection in one call (replay's write-through); without it, one put each. */
+  readonly putMany?: (collection: string, docs: readonly Doc[]) => Effect.Effect<void, StoreUnavailable>
   readonly delete: (collection: string, id: string) => Effect.Effect<void, StoreUnavailable>
   readonly find: (collection: string, filter: Filter, options?: FindOptions) => Effect.Effect<readonly Doc[], StoreUnavailable>
   readonly count: (collection: string, filter: Filter) => Effect.Effect<number, StoreUnavailable>

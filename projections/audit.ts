@@ -37,7 +37,7 @@ export const auditProjection = defineProjection({
   indexes: [{ collection: AUDIT.name, fields: [['org_id', 1], ['position', -1]] }],
   concurrency: 8,
   ordering: 'stream',
-  apply: (event, envelope) => updateDoc(AUDIT, envelope.event_id, envelope, () => ({
+  fold: (event, envelope, view) => updateDoc(view, AUDIT, envelope.event_id, envelope, () => ({
     org_id: envelope.org_id,
     position: envelope.position,
     type: event._tag,

@@ -1,7 +1,6 @@
-import { Effect } from 'effect'
 import type { ContentMonitorStatus, Rule, Snapshot } from '../domain/content-monitor/events.js'
 import type { ScrapeBackend } from '../domain/scrape/events.js'
-import { collection, defineProjection, getDoc, updateDoc, type Stored } from './projection.js'
+import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
 
 export type ContentMonitorDoc = Stored<{
   readonly monitor_id: string
@@ -64,14 +63,14 @@ export const contentMonitorsProjection = defineProjection({
   ],
   concurrency: 8,
   ordering: 'stream',
-  apply: (event, envelope) => {
+  fold: (event, envelope, view) => {
     const monitor = (id: string, change: (doc: ContentMonitorDoc) => Omit<ContentMonitorDoc, '_id' | '_position'>) =>
-      updateDoc(CONTENT_MONITORS, id, envelope, (doc) => doc && change(doc))
+      updateDoc(view, CONTENT_MONITORS, id, envelope, (doc) => doc && change(doc))
     const run = (id: string, change: (doc: ContentMonitorRunDoc) => Omit<ContentMonitorRunDoc, '_id' | '_position'>) =>
-      updateDoc(CONTENT_MONITOR_RUNS, id, envelope, (doc) => doc && change(doc))
+      updateDoc(view, CONTENT_MONITOR_RUNS, id, envelope, (doc) => doc && change(doc))
     switch (event._tag) {
       case 'ContentMonitorCreated':
-        return updateDoc(CONTENT_MONITORS, event.monitor_id, envelope, () => ({
+        return updateDoc(view, CONTENT_MONITORS, event.monitor_id, envelope, () => ({
           monitor_id: event.monitor_id, user_id: event.user_id, name: event.name, url: event.url, search: searchOf(event.name, event.url),
           backend: event.backend, status: 'active' as const, frequency_minutes: event.frequency_minutes, rule: event.rule,
           next_run_at: event.next_run_at, last_run_at: null, last_change_at: null, last_change_summary: null, last_snapshot: null,
@@ -87,35 +86,34 @@ export const contentMonitorsProjection = defineProjection({
           }
         })
       case 'ContentMonitorRunRequested':
-        return updateDoc(CONTENT_MONITOR_RUNS, event.run_id, envelope, () => ({
+        return updateDoc(view, CONTENT_MONITOR_RUNS, event.run_id, envelope, () => ({
           run_id: event.run_id, monitor_id: event.monitor_id, status: 'pending' as const, change_detected: false, change_summary: null,
           status_code: null, error_code: null, error_message: null, scheduled_at: event.scheduled_at, started_at: null, completed_at: null,
           snapshot_before: null, snapshot_after: null,
         }))
       case 'ContentMonitorRunStarted':
         return run(event.run_id, (doc) => ({ ...doc, status: 'running', started_at: event.started_at }))
-      case 'ContentMonitorRunFinished':
-        return Effect.gen(function* () {
-          const before = (yield* getDoc(CONTENT_MONITORS, event.monitor_id))?.last_snapshot ?? null
-          yield* run(event.run_id, (doc) => ({
-            ...doc, status: event.outcome, change_detected: event.outcome === 'triggered', change_summary: event.change_summary,
-            status_code: event.snapshot?.statusCode ?? event.status_code, error_code: event.error_code, error_message: event.error_message,
-            completed_at: event.completed_at, snapshot_before: before, snapshot_after: event.snapshot,
-          }))
-          yield* monitor(event.monitor_id, (doc) => ({
-            ...doc, last_run_at: event.completed_at, next_run_at: event.next_run_at,
-            ...(event.snapshot ? { last_snapshot: event.snapshot } : {}),
-            ...(event.outcome === 'triggered' ? { last_change_at: event.completed_at, last_change_summary: event.change_summary } : {}),
-            ...(event.outcome === 'failed' ? { consecutive_failures: doc.consecutive_failures + 1 } : {}),
-            ...(event.outcome === 'succeeded' || event.outcome === 'triggered' ? { consecutive_failures: 0 } : {}),
-            // A skip's reason is on the run only: the monitor's last error is its last failed run's.
-            ...(event.outcome === 'failed' ? { last_error_code: event.error_code, last_error_message: event.error_message } : {}),
-          }))
-        })
+      case 'ContentMonitorRunFinished': {
+        const before = view.get(CONTENT_MONITORS, event.monitor_id)?.last_snapshot ?? null
+        run(event.run_id, (doc) => ({
+          ...doc, status: event.outcome, change_detected: event.outcome === 'triggered', change_summary: event.change_summary,
+          status_code: event.snapshot?.statusCode ?? event.status_code, error_code: event.error_code, error_message: event.error_message,
+          completed_at: event.completed_at, snapshot_before: before, snapshot_after: event.snapshot,
+        }))
+        return monitor(event.monitor_id, (doc) => ({
+          ...doc, last_run_at: event.completed_at, next_run_at: event.next_run_at,
+          ...(event.snapshot ? { last_snapshot: event.snapshot } : {}),
+          ...(event.outcome === 'triggered' ? { last_change_at: event.completed_at, last_change_summary: event.change_summary } : {}),
+          ...(event.outcome === 'failed' ? { consecutive_failures: doc.consecutive_failures + 1 } : {}),
+          ...(event.outcome === 'succeeded' || event.outcome === 'triggered' ? { consecutive_failures: 0 } : {}),
+          // A skip's reason is on the run only: the monitor's last error is its last failed run's.
+          ...(event.outcome === 'failed' ? { last_error_code: event.error_code, last_error_message: event.error_message } : {}),
+        }))
+      }
       case 'ContentMonitorAutoDisabled':
         return monitor(event.monitor_id, (doc) => ({ ...doc, status: 'disabled', next_run_at: null, updated_at: event.disabled_at }))
       default:
-        return Effect.void
+        return
     }
   },
 })

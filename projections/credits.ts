@@ -1,9 +1,8 @@
-import { Effect } from 'effect'
 import { creditsCharged } from '../domain/job/decider.js'
 import { dayOf, monthOf } from '../domain/limits.js'
 import { monitorRunOf, runOutcome } from '../domain/monitor/run-outcome.js'
 import type { EventEnvelope } from '../ports/event-store.js'
-import { collection, defineProjection, getDoc, updateDoc, type Collection, type Stored } from './projection.js'
+import { collection, defineProjection, updateDoc, type Collection, type DocumentView, type Stored } from './projection.js'
 
 /** What the ledger remembers of a job between its request and its end. */
 export type CreditJobDoc = Stored<{
@@ -50,10 +49,10 @@ type Counter<D> = { [F in keyof D]-?: NonNullable<D[F]> extends number ? F : nev
 
 /** Adds to counters of one document; the position guard of updateDoc makes a redelivered event change nothing. */
 const add = <D extends Stored<object>>(
-  into: Collection<D>, id: string, envelope: EventEnvelope,
+  view: DocumentView, into: Collection<D>, id: string, envelope: EventEnvelope,
   deltas: Partial<Record<Counter<D>, number>>, fixed: Partial<Omit<D, '_id' | '_position'>>,
 ) =>
-  updateDoc(into, id, envelope, (doc) => ({
+  updateDoc(view, into, id, envelope, (doc) => ({
     ...fixed,
     ...Object.fromEntries(Object.entries<number | undefined>(deltas).map(([field, delta]) => [field, count(doc, field) + (delta ?? 0)])),
   }) as Omit<D, '_id' | '_position'>)
@@ -76,41 +75,38 @@ export const creditsProjection = defineProjection({
   collections: [CREDIT_JOBS.name, CREDIT_USAGE.name, USAGE_COUNTERS.name],
   concurrency: 1,
   ordering: 'log',
-  apply: (event, envelope) => {
+  fold: (event, envelope, view) => {
     switch (event._tag) {
       case 'JobRequested': {
         const orgId = event.org_id
         const keyId = event.api_key_id ?? 'none'
         const weight = event.credit_weight
-        return Effect.all([
-          updateDoc(CREDIT_JOBS, event.job_id, envelope, () => ({
-            org_id: orgId, api_key_id: keyId, weight, finished: false, charged: false, monitor_run: monitorRunOf(event.spec.idempotency_token) !== null,
-          })),
-          add(USAGE_COUNTERS, orgCounterId(orgId), envelope, { active_jobs: 1, reserved_credits: weight }, { org_id: orgId }),
-          add(USAGE_COUNTERS, keyCounterId(keyId), envelope, { active_jobs: 1 }, { api_key_id: keyId }),
-          add(USAGE_COUNTERS, keyDayCounterId(keyId, dayOf(event.requested_at)), envelope, { jobs: 1 }, { api_key_id: keyId }),
-        ], { discard: true })
+        updateDoc(view, CREDIT_JOBS, event.job_id, envelope, () => ({
+          org_id: orgId, api_key_id: keyId, weight, finished: false, charged: false, monitor_run: monitorRunOf(event.spec.idempotency_token) !== null,
+        }))
+        add(view, USAGE_COUNTERS, orgCounterId(orgId), envelope, { active_jobs: 1, reserved_credits: weight }, { org_id: orgId })
+        add(view, USAGE_COUNTERS, keyCounterId(keyId), envelope, { active_jobs: 1 }, { api_key_id: keyId })
+        add(view, USAGE_COUNTERS, keyDayCounterId(keyId, dayOf(event.requested_at)), envelope, { jobs: 1 }, { api_key_id: keyId })
+        return
       }
       case 'JobSucceeded':
-      case 'JobFailed':
-        return Effect.gen(function* () {
-          const job = yield* getDoc(CREDIT_JOBS, event.job_id)
-          if (!job) return
-          const { org_id: orgId, weight } = job
-          // The reservation is released; the charge follows the one rule in the domain, where a monitor run's job
-          // counts as succeeded only when it delivered (a blocked page costs nothing).
-          const delivered = event._tag === 'JobSucceeded' && (job.monitor_run !== true || runOutcome(event).status === 'delivered')
-          const charge = creditsCharged({ succeeded: delivered, recipe: event.recipe }, weight)
-          const month = monthOf(event.finished_at)
-          yield* Effect.all([
-            add(USAGE_COUNTERS, orgCounterId(orgId), envelope, { active_jobs: -1, reserved_credits: -weight }, { org_id: orgId }),
-            add(USAGE_COUNTERS, keyCounterId(job.api_key_id), envelope, { active_jobs: -1 }, { api_key_id: job.api_key_id }),
-            ...(charge > 0 ? [add(CREDIT_USAGE, usageId(orgId, month), envelope, { credits_used: charge, jobs_charged: 1 }, { org_id: orgId, month })] : []),
-            updateDoc(CREDIT_JOBS, event.job_id, envelope, (doc) => doc && { ...doc, finished: true, charged: charge > 0 }),
-          ], { discard: true })
-        })
+      case 'JobFailed': {
+        const job = view.get(CREDIT_JOBS, event.job_id)
+        if (!job) return
+        const { org_id: orgId, weight } = job
+        // The reservation is released; the charge follows the one rule in the domain, where a monitor run's job
+        // counts as succeeded only when it delivered (a blocked page costs nothing).
+        const delivered = event._tag === 'JobSucceeded' && (job.monitor_run !== true || runOutcome(event).status === 'delivered')
+        const charge = creditsCharged({ succeeded: delivered, recipe: event.recipe }, weight)
+        const month = monthOf(event.finished_at)
+        add(view, USAGE_COUNTERS, orgCounterId(orgId), envelope, { active_jobs: -1, reserved_credits: -weight }, { org_id: orgId })
+        add(view, USAGE_COUNTERS, keyCounterId(job.api_key_id), envelope, { active_jobs: -1 }, { api_key_id: job.api_key_id })
+        if (charge > 0) add(view, CREDIT_USAGE, usageId(orgId, month), envelope, { credits_used: charge, jobs_charged: 1 }, { org_id: orgId, month })
+        updateDoc(view, CREDIT_JOBS, event.job_id, envelope, (doc) => doc && { ...doc, finished: true, charged: charge > 0 })
+        return
+      }
       default:
-        return Effect.void
+        return
     }
   },
 })

@@ -1,10 +1,8 @@
-import { Effect } from 'effect'
 import type { JobType, JobSpec } from '../domain/job/spec.js'
 import type { ArtifactRecord, JobEvent, JobRequested, Manifest } from '../domain/job/events.js'
 import type { RecipeRunRecord } from '../domain/recipe/run-spec.js'
 import type { EventEnvelope } from '../ports/event-store.js'
-import { DocumentStore } from '../ports/document-store.js'
-import { collection, defineProjection, getDoc, updateDoc, type Stored } from './projection.js'
+import { collection, defineProjection, updateDoc, type DocumentView, type Stored } from './projection.js'
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed'
 
@@ -48,8 +46,8 @@ export const requestedJobDoc = (requested: JobRequested, position = 0): JobDoc =
 })
 
 /** Changes a job already recorded (a later event of a job never comes before its JobRequested in its stream). */
-const updateJob = (jobId: string, envelope: EventEnvelope, change: (job: JobDoc) => JobDoc) =>
-  updateDoc(JOBS, jobId, envelope, (doc) => doc && change(doc))
+const updateJob = (view: DocumentView, jobId: string, envelope: EventEnvelope, change: (job: JobDoc) => JobDoc) =>
+  updateDoc(view, JOBS, jobId, envelope, (doc) => doc && change(doc))
 
 export const jobsProjection = defineProjection({
   name: 'projection.jobs',
@@ -63,39 +61,38 @@ export const jobsProjection = defineProjection({
   ],
   concurrency: 8,
   ordering: 'stream',
-  apply: (event, envelope) => Effect.gen(function* () {
-    if (yield* getDoc(PURGED_JOBS, event.job_id)) return
-    yield* applyToJob(event, envelope)
-  }),
+  fold: (event, envelope, view) => {
+    if (view.get(PURGED_JOBS, event.job_id)) return
+    foldJob(event, envelope, view)
+  },
 })
 
-const applyToJob = (event: JobEvent, envelope: EventEnvelope) => {
-    switch (event._tag) {
-      case 'JobRequested':
-        return updateDoc(JOBS, event.job_id, envelope, () => requestedJobDoc(event))
-      case 'JobStarted':
-        return updateJob(event.job_id, envelope, (doc) => ({ ...doc, status: 'running', started_at: event.started_at, attempts: event.attempt }))
-      case 'JobSucceeded':
-        return updateJob(event.job_id, envelope, (doc) => ({
-          ...doc, status: 'succeeded', finished_at: event.finished_at, manifest: event.manifest, artifacts: event.artifacts,
-          ...(event.recipe ? { recipe_run: event.recipe } : {}),
-        }))
-      case 'JobFailed':
-        return updateJob(event.job_id, envelope, (doc) => ({
-          ...doc, status: 'failed', finished_at: event.finished_at, failure_reason: event.failure_reason, failure_message: event.message,
-          manifest: event.manifest ?? null, artifacts: event.artifacts ?? [], ...(event.recipe ? { recipe_run: event.recipe } : {}),
-        }))
-      case 'ArtifactPurged':
-        return updateJob(event.job_id, envelope, (doc) => ({ ...doc, artifacts: doc.artifacts.filter((a) => a.artifact_id !== event.artifact_id) }))
-      case 'JobPurged':
-        return Effect.gen(function* () {
-          const job = yield* getDoc(JOBS, event.job_id)
-          if (!job) return
-          const docs = yield* DocumentStore
-          yield* docs.put(PURGED_JOBS.name, { _id: event.job_id, _position: envelope.position, org_id: job.org_id, purged_at: event.purged_at })
-          yield* docs.delete(JOBS.name, event.job_id)
-        })
-      default:
-        return Effect.void
+const foldJob = (event: JobEvent, envelope: EventEnvelope, view: DocumentView): void => {
+  switch (event._tag) {
+    case 'JobRequested':
+      return updateDoc(view, JOBS, event.job_id, envelope, () => requestedJobDoc(event))
+    case 'JobStarted':
+      return updateJob(view, event.job_id, envelope, (doc) => ({ ...doc, status: 'running', started_at: event.started_at, attempts: event.attempt }))
+    case 'JobSucceeded':
+      return updateJob(view, event.job_id, envelope, (doc) => ({
+        ...doc, status: 'succeeded', finished_at: event.finished_at, manifest: event.manifest, artifacts: event.artifacts,
+        ...(event.recipe ? { recipe_run: event.recipe } : {}),
+      }))
+    case 'JobFailed':
+      return updateJob(view, event.job_id, envelope, (doc) => ({
+        ...doc, status: 'failed', finished_at: event.finished_at, failure_reason: event.failure_reason, failure_message: event.message,
+        manifest: event.manifest ?? null, artifacts: event.artifacts ?? [], ...(event.recipe ? { recipe_run: event.recipe } : {}),
+      }))
+    case 'ArtifactPurged':
+      return updateJob(view, event.job_id, envelope, (doc) => ({ ...doc, artifacts: doc.artifacts.filter((a) => a.artifact_id !== event.artifact_id) }))
+    case 'JobPurged': {
+      const job = view.get(JOBS, event.job_id)
+      if (!job) return
+      view.put(PURGED_JOBS, { _id: event.job_id, _position: envelope.position, org_id: job.org_id, purged_at: event.purged_at })
+      view.delete(JOBS, event.job_id)
+      return
     }
+    default:
+      return
+  }
 }

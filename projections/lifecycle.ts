@@ -1,4 +1,3 @@
-import { Effect } from 'effect'
 import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
 
 export interface LifecycleArtifact {
@@ -51,11 +50,11 @@ export const lifecycleProjection = defineProjection({
   ],
   concurrency: 8,
   ordering: 'stream',
-  apply: (event, envelope) => {
-    const change = (f: (doc: Fields) => Fields) => updateDoc(LIFECYCLE_JOBS, event.job_id, envelope, (doc) => doc && withFlags(f(doc)))
+  fold: (event, envelope, view) => {
+    const change = (f: (doc: Fields) => Fields) => updateDoc(view, LIFECYCLE_JOBS, event.job_id, envelope, (doc) => doc && withFlags(f(doc)))
     switch (event._tag) {
       case 'JobRequested':
-        return updateDoc(LIFECYCLE_JOBS, event.job_id, envelope, () => withFlags({
+        return updateDoc(view, LIFECYCLE_JOBS, event.job_id, envelope, () => withFlags({
           job_id: event.job_id, org_id: event.org_id, created_at: event.requested_at,
           finished: false, deletion_requested: false, purged: false, artifact_ids: [], artifacts: [],
         }))
@@ -76,7 +75,7 @@ export const lifecycleProjection = defineProjection({
       case 'JobPurged':
         return change((doc) => ({ ...doc, purged: true }))
       default:
-        return Effect.void
+        return
     }
   },
 })

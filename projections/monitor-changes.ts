@@ -30,18 +30,18 @@ export const monitorChangesProjection = defineProjection({
   indexes: [{ collection: MONITOR_CHANGES.name, fields: [['monitor_id', 1], ['detected_at', -1]] }],
   concurrency: 8,
   ordering: 'stream',
-  apply: (event, envelope) => {
+  fold: (event, envelope, view) => {
     switch (event._tag) {
       case 'ChangeDetected':
-        return updateDoc(MONITOR_CHANGES, event.change_id, envelope, () => ({
+        return updateDoc(view, MONITOR_CHANGES, event.change_id, envelope, () => ({
           change_id: event.change_id, monitor_id: event.monitor_id, org_id: envelope.org_id, run_id: event.run_id, job_id: event.job_id,
           old_fingerprint: event.old_fingerprint, new_fingerprint: event.new_fingerprint, change_ratio: event.change_ratio,
           has_diff: event.has_diff, diff_key: event.diff_key, notified_channels: event.notified_channels, detected_at: event.detected_at,
         }))
       case 'ChangeSummarized':
-        return updateDoc(MONITOR_CHANGES, event.change_id, envelope, (doc) => doc && { ...doc, summary: event.summary })
+        return updateDoc(view, MONITOR_CHANGES, event.change_id, envelope, (doc) => doc && { ...doc, summary: event.summary })
       default:
-        return Effect.void
+        return
     }
   },
 })

@@ -1,10 +1,9 @@
-import { Effect } from 'effect'
 import type { JobSpec } from '../domain/job/spec.js'
 import type { DetectionConfig } from '../domain/monitor/detection-config.js'
 import type { CompletionStatus, OverlapPolicy, PauseReason } from '../domain/monitor/events.js'
 import { nextFireAfter } from '../domain/schedule/schedule.js'
 import type { EventEnvelope } from '../ports/event-store.js'
-import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
+import { collection, defineProjection, updateDoc, type DocumentView, type Stored } from './projection.js'
 
 export type MonitorHealthStatus = 'ok' | 'selector_missing' | 'unreadable' | 'blocked' | 'failed'
 
@@ -72,15 +71,15 @@ const nextRunAt = (doc: Pick<MonitorDoc, 'status' | 'cron' | 'timezone' | 'handl
 const later = (a: string, b: string) => (Date.parse(a) >= Date.parse(b) ? a : b)
 
 /** Changes a monitor already recorded and recomputes its next run. */
-const updateMonitor = (monitorId: string, envelope: EventEnvelope, change: (doc: MonitorDoc) => Omit<MonitorDoc, 'next_run_at'> & { next_run_at?: string | null }) =>
-  updateDoc(MONITORS, monitorId, envelope, (doc) => {
+const updateMonitor = (view: DocumentView, monitorId: string, envelope: EventEnvelope, change: (doc: MonitorDoc) => Omit<MonitorDoc, 'next_run_at'> & { next_run_at?: string | null }) =>
+  updateDoc(view, MONITORS, monitorId, envelope, (doc) => {
     if (!doc) return null
     const next = change(doc)
     return { ...next, next_run_at: nextRunAt(next) }
   })
 
-const updateRun = (runId: string, envelope: EventEnvelope, change: (doc: MonitorRunDoc) => MonitorRunDoc) =>
-  updateDoc(MONITOR_RUNS, runId, envelope, (doc) => doc && change(doc))
+const updateRun = (view: DocumentView, runId: string, envelope: EventEnvelope, change: (doc: MonitorRunDoc) => MonitorRunDoc) =>
+  updateDoc(view, MONITOR_RUNS, runId, envelope, (doc) => doc && change(doc))
 
 export const monitorsProjection = defineProjection({
   name: 'projection.monitors',
@@ -95,7 +94,7 @@ export const monitorsProjection = defineProjection({
   ],
   concurrency: 8,
   ordering: 'stream',
-  apply: (event, envelope) => {
+  fold: (event, envelope, view) => {
     switch (event._tag) {
       case 'MonitorCreated': {
         const { _tag, created_at: at, ...fields } = event
@@ -104,68 +103,64 @@ export const monitorsProjection = defineProjection({
           paused_reason: null, paused_detail: null, handled_up_to: at, failure_streak: 0, runs_fired: 0, skipped_fires: 0,
           dropped_fires: 0, missed_fires: 0, last_run_at: null, created_at: at, updated_at: at,
         }
-        return updateDoc(MONITORS, event.monitor_id, envelope, () => ({ ...doc, next_run_at: nextRunAt(doc) }))
+        return updateDoc(view, MONITORS, event.monitor_id, envelope, () => ({ ...doc, next_run_at: nextRunAt(doc) }))
       }
       case 'MonitorUpdated': {
         const { _tag, monitor_id: _id, baseline_reset: _reset, updated_at: at, ...changes } = event
         const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined))
         const rescheduled = event.cron !== undefined || event.timezone !== undefined
-        return updateMonitor(event.monitor_id, envelope, (doc) => ({
+        return updateMonitor(view, event.monitor_id, envelope, (doc) => ({
           ...doc, ...defined, updated_at: at, handled_up_to: rescheduled ? later(doc.handled_up_to, at) : doc.handled_up_to,
         }))
       }
       case 'MonitorPaused':
-        return updateMonitor(event.monitor_id, envelope, (doc) => ({ ...doc, status: 'paused', paused_reason: event.reason, paused_detail: event.detail, updated_at: event.paused_at }))
+        return updateMonitor(view, event.monitor_id, envelope, (doc) => ({ ...doc, status: 'paused', paused_reason: event.reason, paused_detail: event.detail, updated_at: event.paused_at }))
       case 'MonitorResumed':
-        return updateMonitor(event.monitor_id, envelope, (doc) => ({
+        return updateMonitor(view, event.monitor_id, envelope, (doc) => ({
           ...doc, status: 'active', paused_reason: null, paused_detail: null, failure_streak: 0,
           handled_up_to: later(doc.handled_up_to, event.resumed_at), updated_at: event.resumed_at,
         }))
       case 'MonitorDeleted':
-        return updateMonitor(event.monitor_id, envelope, (doc) => ({ ...doc, status: 'deleted', updated_at: event.deleted_at }))
+        return updateMonitor(view, event.monitor_id, envelope, (doc) => ({ ...doc, status: 'deleted', updated_at: event.deleted_at }))
       case 'MonitorRunFired':
-        return Effect.all([
-          updateMonitor(event.monitor_id, envelope, (doc) => ({
-            ...doc, runs_fired: doc.runs_fired + 1, missed_fires: doc.missed_fires + event.missed, last_run_at: event.fired_at,
-            handled_up_to: event.trigger === 'schedule' ? later(doc.handled_up_to, event.scheduled_for) : doc.handled_up_to,
-          })),
-          updateDoc(MONITOR_RUNS, event.run_id, envelope, (_doc) => ({
-            run_id: event.run_id, monitor_id: event.monitor_id, trigger: event.trigger, scheduled_for: event.scheduled_for,
-            fired_at: event.fired_at, missed: event.missed, status: (event.queued ? 'queued' : 'pending') as MonitorRunStatus, job_id: null, detail: null, finished_at: null,
-          })),
-        ], { discard: true })
+        updateMonitor(view, event.monitor_id, envelope, (doc) => ({
+          ...doc, runs_fired: doc.runs_fired + 1, missed_fires: doc.missed_fires + event.missed, last_run_at: event.fired_at,
+          handled_up_to: event.trigger === 'schedule' ? later(doc.handled_up_to, event.scheduled_for) : doc.handled_up_to,
+        }))
+        return updateDoc(view, MONITOR_RUNS, event.run_id, envelope, (_doc) => ({
+          run_id: event.run_id, monitor_id: event.monitor_id, trigger: event.trigger, scheduled_for: event.scheduled_for,
+          fired_at: event.fired_at, missed: event.missed, status: (event.queued ? 'queued' : 'pending') as MonitorRunStatus, job_id: null, detail: null, finished_at: null,
+        }))
       case 'MonitorFireOverlapped':
-        return updateMonitor(event.monitor_id, envelope, (doc) => ({
+        return updateMonitor(view, event.monitor_id, envelope, (doc) => ({
           ...doc, missed_fires: doc.missed_fires + event.missed,
           skipped_fires: doc.skipped_fires + (event.outcome === 'skipped' ? 1 : 0), dropped_fires: doc.dropped_fires + (event.outcome === 'dropped' ? 1 : 0),
           handled_up_to: event.trigger === 'schedule' ? later(doc.handled_up_to, event.scheduled_for) : doc.handled_up_to,
         }))
       case 'MonitorRunDequeued':
-        return updateRun(event.run_id, envelope, (doc) => ({ ...doc, status: 'pending' }))
+        return updateRun(view, event.run_id, envelope, (doc) => ({ ...doc, status: 'pending' }))
       case 'MonitorRunMinted':
-        return updateRun(event.run_id, envelope, (doc) => ({ ...doc, status: 'minted', job_id: event.job_id }))
+        return updateRun(view, event.run_id, envelope, (doc) => ({ ...doc, status: 'minted', job_id: event.job_id }))
       case 'MonitorRunSkipped':
-        return updateRun(event.run_id, envelope, (doc) => ({ ...doc, status: event.status, detail: event.detail, finished_at: event.skipped_at }))
+        return updateRun(view, event.run_id, envelope, (doc) => ({ ...doc, status: event.status, detail: event.detail, finished_at: event.skipped_at }))
       case 'MonitorRunCompleted':
-        return Effect.all([
-          updateRun(event.run_id, envelope, (doc) => ({ ...doc, status: event.status, job_id: event.job_id, detail: event.detail, finished_at: event.completed_at })),
-          updateMonitor(event.monitor_id, envelope, (doc) => ({
-            ...doc,
-            failure_streak: event.status === 'delivered' ? 0 : doc.failure_streak + 1,
-            // Delivered runs get their health from detection's evaluation.
-            health: event.status === 'delivered' ? doc.health : { ...doc.health, status: event.status === 'blocked' ? 'blocked' : 'failed' },
-          })),
-        ], { discard: true })
+        updateRun(view, event.run_id, envelope, (doc) => ({ ...doc, status: event.status, job_id: event.job_id, detail: event.detail, finished_at: event.completed_at }))
+        return updateMonitor(view, event.monitor_id, envelope, (doc) => ({
+          ...doc,
+          failure_streak: event.status === 'delivered' ? 0 : doc.failure_streak + 1,
+          // Delivered runs get their health from detection's evaluation.
+          health: event.status === 'delivered' ? doc.health : { ...doc.health, status: event.status === 'blocked' ? 'blocked' : 'failed' },
+        }))
       case 'MonitorBaselineRecorded':
-        return updateMonitor(event.monitor_id, envelope, (doc) => ({ ...doc, health: { ...doc.health, status: 'ok', last_checked_at: event.recorded_at } }))
+        return updateMonitor(view, event.monitor_id, envelope, (doc) => ({ ...doc, health: { ...doc.health, status: 'ok', last_checked_at: event.recorded_at } }))
       case 'MonitorRunEvaluated':
-        return updateMonitor(event.monitor_id, envelope, (doc) => ({ ...doc, health: { ...doc.health, status: event.health, last_checked_at: event.checked_at } }))
+        return updateMonitor(view, event.monitor_id, envelope, (doc) => ({ ...doc, health: { ...doc.health, status: event.health, last_checked_at: event.checked_at } }))
       case 'ChangeDetected':
-        return updateMonitor(event.monitor_id, envelope, (doc) => ({
+        return updateMonitor(view, event.monitor_id, envelope, (doc) => ({
           ...doc, health: { status: 'ok', last_checked_at: event.detected_at, last_change_at: event.detected_at },
         }))
       default:
-        return Effect.void
+        return
     }
   },
 })

@@ -1,4 +1,3 @@
-import { Effect } from 'effect'
 import type { KeyLimits } from '../domain/org/events.js'
 import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
 
@@ -37,31 +36,29 @@ export const orgsProjection = defineProjection({
   indexes: [{ collection: API_KEYS.name, fields: [['org_id', 1], ['created_at', 1]] }],
   concurrency: 1,
   ordering: 'stream',
-  apply: (event, envelope) => {
+  fold: (event, envelope, view) => {
     switch (event._tag) {
       case 'OrgCreated':
-        return updateDoc(ORGS, event.org_id, envelope, () => ({
+        return updateDoc(view, ORGS, event.org_id, envelope, () => ({
           org_id: event.org_id, name: event.name, plan: event.plan, created_at: event.created_at, ip_allowlist: [],
         }))
       case 'OrgIpAllowlistSet':
-        return updateDoc(ORGS, event.org_id, envelope, (doc) => doc && { ...doc, ip_allowlist: event.ip_allowlist })
+        return updateDoc(view, ORGS, event.org_id, envelope, (doc) => doc && { ...doc, ip_allowlist: event.ip_allowlist })
       case 'ApiKeyCreated':
-        return Effect.zipRight(
-          updateDoc(API_KEYS, event.key_id, envelope, () => ({
-            key_id: event.key_id, org_id: event.org_id, name: event.name, key_prefix: event.key_prefix, scopes: event.scopes,
-            limits: event.limits, expires_at: event.expires_at, created_at: event.created_at, revoked_at: null,
-          })),
-          updateDoc(API_KEY_HASHES, event.key_hash, envelope, () => ({ key_id: event.key_id, org_id: event.org_id })),
-        )
+        updateDoc(view, API_KEYS, event.key_id, envelope, () => ({
+          key_id: event.key_id, org_id: event.org_id, name: event.name, key_prefix: event.key_prefix, scopes: event.scopes,
+          limits: event.limits, expires_at: event.expires_at, created_at: event.created_at, revoked_at: null,
+        }))
+        return updateDoc(view, API_KEY_HASHES, event.key_hash, envelope, () => ({ key_id: event.key_id, org_id: event.org_id }))
       case 'ApiKeyRevoked':
-        return updateDoc(API_KEYS, event.key_id, envelope, (doc) => doc && { ...doc, revoked_at: event.revoked_at })
+        return updateDoc(view, API_KEYS, event.key_id, envelope, (doc) => doc && { ...doc, revoked_at: event.revoked_at })
       case 'OrgPlanChanged':
-        return updateDoc(ORGS, event.org_id, envelope, (doc) => doc && { ...doc, plan: event.plan })
+        return updateDoc(view, ORGS, event.org_id, envelope, (doc) => doc && { ...doc, plan: event.plan })
       case 'ApiKeyScopesGranted':
-        return updateDoc(API_KEYS, event.key_id, envelope, (doc) => doc && { ...doc, scopes: [...new Set([...doc.scopes, ...event.scopes])] })
+        return updateDoc(view, API_KEYS, event.key_id, envelope, (doc) => doc && { ...doc, scopes: [...new Set([...doc.scopes, ...event.scopes])] })
       case 'OrgSummariesSet':
         // Read by the detector from the organization's stream; no API shows it.
-        return Effect.void
+        return
     }
   },
 })

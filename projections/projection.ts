@@ -1,8 +1,11 @@
 import { Effect } from 'effect'
 import { decodeStored } from '../domain/events.js'
 import type { Category, EventOf } from '../domain/streams.js'
-import { DocumentStore, type Doc, type Filter, type FindOptions, type IndexDeclaration } from '../ports/document-store.js'
+import { DocumentStore, type Filter, type FindOptions, type IndexDeclaration } from '../ports/document-store.js'
 import type { EventEnvelope, RecordedEvent, StoreUnavailable } from '../ports/event-store.js'
+import { foldIntoStore, type DocumentView } from './document-view.js'
+
+export type { DocumentView } from './document-view.js'
 
 /** A read model: events of some categories folded into documents. */
 export interface Projection {
@@ -22,35 +25,50 @@ export interface Projection {
    * event store's own log (catch-up), even on the scale-out profile.
    */
   readonly ordering: 'stream' | 'log'
+  /** Folds one recorded event into the document store (the live path). */
   readonly apply: (event: RecordedEvent) => Effect.Effect<void, StoreUnavailable, DocumentStore>
+  /**
+   * Folds one recorded event into `view`, synchronously (replay calls it directly). Answers why the event was skipped
+   * (this version cannot decode it), or undefined. Throws the view's DocumentNeeded when a read must be loaded first.
+   */
+  readonly fold: (event: RecordedEvent, view: DocumentView) => string | undefined
 }
 
-type ProjectionEffect = Effect.Effect<void, StoreUnavailable, DocumentStore>
-
-export interface ProjectionDefinition<C extends Category> extends Omit<Projection, 'categories' | 'apply' | 'indexes'> {
+export interface ProjectionDefinition<C extends Category> extends Omit<Projection, 'categories' | 'apply' | 'fold' | 'indexes'> {
   readonly categories: readonly C[]
   readonly indexes?: readonly IndexDeclaration[]
-  /** Folds one decoded event; switch on `event._tag`. */
-  readonly apply: (event: EventOf<C>, envelope: EventEnvelope) => ProjectionEffect
+  /**
+   * Folds one decoded event into its documents; switch on `event._tag`. The one definition of the read model: the
+   * live path and replay both run it. It may be run again from the start (see DocumentView), so it only reads and
+   * writes through `view`.
+   */
+  readonly fold: (event: EventOf<C>, envelope: EventEnvelope, view: DocumentView) => void
 }
 
 /**
- * Builds a projection whose handler gets events decoded into the domain's union, once, here. An event this version
+ * Builds a projection whose fold gets events decoded into the domain's union, once, here. An event this version
  * cannot decode (unknown type, schema mismatch) is skipped with a logged reason instead of stopping the projection.
  */
-export const defineProjection = <C extends Category>(definition: ProjectionDefinition<C>): Projection => ({
-  ...definition,
-  indexes: definition.indexes ?? [],
-  apply: (recorded) => {
-    const decoded = decodeStored(definition.categories, recorded)
-    if (!decoded.ok) {
-      return Effect.logWarning(`${definition.name} skips event ${recorded.event_id} (position ${recorded.position}): ${decoded.reason}`)
-    }
+export const defineProjection = <C extends Category>(definition: ProjectionDefinition<C>): Projection => {
+  const skipReason = (recorded: RecordedEvent, reason: string) =>
+    `${definition.name} skips event ${recorded.event_id} (position ${recorded.position}): ${reason}`
+  return {
+    ...definition,
+    indexes: definition.indexes ?? [],
     // The recorded event is its own envelope (a copy without the raw data would cost one object per event and projection).
-    const envelope: EventEnvelope = recorded
-    return definition.apply(decoded.event, envelope)
-  },
-})
+    fold: (recorded, view) => {
+      const decoded = decodeStored(definition.categories, recorded)
+      if (!decoded.ok) return skipReason(recorded, decoded.reason)
+      definition.fold(decoded.event, recorded, view)
+      return undefined
+    },
+    apply: (recorded) => {
+      const decoded = decodeStored(definition.categories, recorded)
+      if (!decoded.ok) return Effect.logWarning(skipReason(recorded, decoded.reason))
+      return Effect.flatMap(DocumentStore, (store) => foldIntoStore(store, (view) => definition.fold(decoded.event, recorded, view)))
+    },
+  }
+}
 
 /** Every document carries its id and the log position of the last event that changed it. */
 export type Stored<Fields> = Fields & { readonly _id: string; readonly _position: number }
@@ -79,16 +97,15 @@ export const countDocs = <D extends Stored<object>>(from: Collection<D>, filter:
  * last saw was already applied (at-least-once delivery), so it is skipped.
  */
 export const updateDoc = <D extends Stored<object>>(
+  view: DocumentView,
   into: Collection<D>,
   id: string,
   envelope: Pick<EventEnvelope, 'position'>,
   change: (current: D | null) => NoInfer<Omit<D, '_id' | '_position'>> | null,
-): ProjectionEffect =>
-  // Chained rather than a generator: replay runs this for every event of every projection.
-  Effect.flatMap(DocumentStore, (docs) => Effect.flatMap(docs.get(into.name, id) as Effect.Effect<D | null, StoreUnavailable>, (current) => {
-    if (current && current._position >= envelope.position) return Effect.void
-    const next = change(current)
-    if (next === null) return Effect.void
-    const doc: Doc = { ...next, _id: id, _position: envelope.position }
-    return docs.put(into.name, doc)
-  }))
+): void => {
+  const current = view.get(into, id)
+  if (current && current._position >= envelope.position) return
+  const next = change(current)
+  if (next === null) return
+  view.put(into, { ...next, _id: id, _position: envelope.position } as D)
+}

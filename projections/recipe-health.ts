@@ -20,23 +20,21 @@ export const recipeHealthProjection = defineProjection({
   collections: [RECIPE_HEALTH.name, RECIPE_TEST_RUNS.name],
   concurrency: 1,
   ordering: 'log',
-  apply: (event, envelope) => {
+  fold: (event, envelope, view) => {
     switch (event._tag) {
       case 'JobRequested':
-        return event.spec.recipe?.test_run
-          ? updateDoc(RECIPE_TEST_RUNS, event.job_id, envelope, () => ({ slug: event.spec.recipe!.slug, counted: false }))
-          : Effect.void
+        if (event.spec.recipe?.test_run) updateDoc(view, RECIPE_TEST_RUNS, event.job_id, envelope, () => ({ slug: event.spec.recipe!.slug, counted: false }))
+        return
       case 'JobSucceeded':
-      case 'JobFailed':
-        return Effect.gen(function* () {
-          const run = yield* getDoc(RECIPE_TEST_RUNS, event.job_id)
-          if (!run || run.counted || !event.recipe) return
-          const outcome = event.recipe.outcome
-          yield* updateDoc(RECIPE_HEALTH, run.slug, envelope, (doc) => ({ slug: run.slug, ...nextHealth(doc ?? NO_DATA, outcome, event.finished_at) }))
-          yield* updateDoc(RECIPE_TEST_RUNS, event.job_id, envelope, (doc) => doc && { ...doc, counted: true })
-        })
+      case 'JobFailed': {
+        const run = view.get(RECIPE_TEST_RUNS, event.job_id)
+        if (!run || run.counted || !event.recipe) return
+        const outcome = event.recipe.outcome
+        updateDoc(view, RECIPE_HEALTH, run.slug, envelope, (doc) => ({ slug: run.slug, ...nextHealth(doc ?? NO_DATA, outcome, event.finished_at) }))
+        return updateDoc(view, RECIPE_TEST_RUNS, event.job_id, envelope, (doc) => doc && { ...doc, counted: true })
+      }
       default:
-        return Effect.void
+        return
     }
   },
 })

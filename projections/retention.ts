@@ -35,21 +35,21 @@ export const retentionProjection = defineProjection({
   indexes: [{ collection: LEGAL_HOLDS.name, fields: [['org_id', 1], ['status', 1], ['placed_at', -1]] }],
   concurrency: 8,
   ordering: 'stream',
-  apply: (event, envelope) => {
+  fold: (event, envelope, view) => {
     switch (event._tag) {
       case 'RetentionPolicySet':
-        return updateDoc(RETENTION_POLICIES, event.org_id, envelope, () => ({
+        return updateDoc(view, RETENTION_POLICIES, event.org_id, envelope, () => ({
           org_id: event.org_id, retention_days: event.retention_days, legal_hold_enabled: event.legal_hold_enabled,
           policy_version: event.policy_version, updated_at: event.set_at,
         }))
       case 'LegalHoldPlaced':
-        return updateDoc(LEGAL_HOLDS, event.hold_id, envelope, () => ({
+        return updateDoc(view, LEGAL_HOLDS, event.hold_id, envelope, () => ({
           hold_id: event.hold_id, org_id: event.org_id, scope_type: event.scope_type, scope_ref: event.scope_ref, status: 'active' as const,
           justification: event.justification, placed_at: event.placed_at, placed_by: envelope.metadata.actor,
           released_at: null, released_by: null, release_justification: null,
         }))
       case 'LegalHoldReleased':
-        return updateDoc(LEGAL_HOLDS, event.hold_id, envelope, (doc) => doc && {
+        return updateDoc(view, LEGAL_HOLDS, event.hold_id, envelope, (doc) => doc && {
           ...doc, status: 'released' as const, released_at: event.released_at, released_by: envelope.metadata.actor, release_justification: event.justification,
         })
     }

@@ -1,8 +1,6 @@
-import { Effect } from 'effect'
 import type { ScrapeBackend } from '../domain/scrape/events.js'
 import { SCRAPE_TIMEOUT_CODE, scrapeErrorCode } from '../domain/scrape/outcome.js'
-import { DocumentStore } from '../ports/document-store.js'
-import { collection, defineProjection, findDocs, getDoc, updateDoc, type Stored } from './projection.js'
+import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
 
 export type ScrapeStatus = 'pending' | 'succeeded' | 'failed'
 
@@ -32,9 +30,6 @@ export const SCRAPES = collection<ScrapeDoc>('scrapes')
  */
 export const PURGED_SCRAPE_JOBS = collection<Stored<{ readonly purged_at: string }>>('scrapes_purged_jobs')
 
-/** The scrapes of a job, through its index. */
-const scrapesOfJob = (jobId: string) => findDocs(SCRAPES, { job_id: jobId })
-
 export const scrapesProjection = defineProjection({
   name: 'projection.scrapes',
   categories: ['scrape', 'job'],
@@ -47,21 +42,22 @@ export const scrapesProjection = defineProjection({
   ],
   concurrency: 8,
   ordering: 'stream',
-  apply: (event, envelope) => {
+  fold: (event, envelope, view) => {
     switch (event._tag) {
       case 'ScrapeRequested':
-        return Effect.flatMap(getDoc(PURGED_SCRAPE_JOBS, event.job_id), (purged) => purged ? Effect.void : updateDoc(SCRAPES, event.scrape_id, envelope, () => ({
+        if (view.get(PURGED_SCRAPE_JOBS, event.job_id)) return
+        return updateDoc(view, SCRAPES, event.scrape_id, envelope, () => ({
           scrape_id: event.scrape_id, job_id: event.job_id, user_id: event.user_id, org_id: event.org_id, url: event.url,
           backend: event.backend, save_html: event.save_html, take_screenshot: event.take_screenshot, status: 'pending' as const,
           status_code: null, error_code: null, error_message: null, screenshot_blob_key: null, created_at: event.requested_at, completed_at: null,
-        })))
+        }))
       case 'ScrapeWaitExpired':
-        return updateDoc(SCRAPES, event.scrape_id, envelope, (doc) => doc && doc.status === 'pending' ? {
+        return updateDoc(view, SCRAPES, event.scrape_id, envelope, (doc) => doc && doc.status === 'pending' ? {
           ...doc, status: 'failed' as const, error_code: SCRAPE_TIMEOUT_CODE,
           error_message: `no result within ${event.waited_seconds} s (timeout + 15 s); the job's late result is recorded here when it ends`,
         } : doc)
       case 'ScrapeCompleted':
-        return updateDoc(SCRAPES, event.scrape_id, envelope, (doc) => {
+        return updateDoc(view, SCRAPES, event.scrape_id, envelope, (doc) => {
           if (!doc) return null
           const late = { ...doc, status_code: event.status_code, screenshot_blob_key: event.screenshot_blob_key, completed_at: event.completed_at }
           // After a 504 the scrape stays failed/timeout (what its caller was told); the late result is still recorded.
@@ -71,13 +67,12 @@ export const scrapesProjection = defineProjection({
             : { ...late, status: 'failed' as const, error_code: scrapeErrorCode(event.failure_reason ?? 'engine_error'), error_message: event.failure_message }
         })
       case 'JobPurged':
-        return Effect.gen(function* () {
-          const docs = yield* DocumentStore
-          yield* docs.put(PURGED_SCRAPE_JOBS.name, { _id: event.job_id, _position: envelope.position, purged_at: event.purged_at })
-          for (const doc of yield* scrapesOfJob(event.job_id)) yield* docs.delete(SCRAPES.name, doc._id)
-        })
+        view.put(PURGED_SCRAPE_JOBS, { _id: event.job_id, _position: envelope.position, purged_at: event.purged_at })
+        // The scrapes of the job, through its index.
+        for (const doc of view.find(SCRAPES, { job_id: event.job_id })) view.delete(SCRAPES, doc._id)
+        return
       default:
-        return Effect.void
+        return
     }
   },
 })

@@ -1,4 +1,3 @@
-import { Effect } from 'effect'
 import { emailHash } from '../domain/user/identity.js'
 import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
 
@@ -25,19 +24,17 @@ export const usersProjection = defineProjection({
   // Every document is written by one user's stream only, so users can be projected side by side.
   concurrency: 8,
   ordering: 'stream',
-  apply: (event, envelope) => {
+  fold: (event, envelope, view) => {
     switch (event._tag) {
       case 'UserRegistered':
-        return Effect.zipRight(
-          updateDoc(USERS, event.user_id, envelope, () => ({
-            user_id: event.user_id, email: event.email, org_id: event.org_id, is_verified: false, created_at: event.registered_at, verified_at: null,
-          })),
-          updateDoc(USER_EMAILS, emailHash(event.email), envelope, () => ({ user_id: event.user_id })),
-        )
+        updateDoc(view, USERS, event.user_id, envelope, () => ({
+          user_id: event.user_id, email: event.email, org_id: event.org_id, is_verified: false, created_at: event.registered_at, verified_at: null,
+        }))
+        return updateDoc(view, USER_EMAILS, emailHash(event.email), envelope, () => ({ user_id: event.user_id }))
       case 'UserVerified':
-        return updateDoc(USERS, event.user_id, envelope, (doc) => doc && { ...doc, is_verified: true, verified_at: event.verified_at })
+        return updateDoc(view, USERS, event.user_id, envelope, (doc) => doc && { ...doc, is_verified: true, verified_at: event.verified_at })
       default:
-        return Effect.void
+        return
     }
   },
 })

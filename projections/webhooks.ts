@@ -60,16 +60,16 @@ export const webhooksProjection = defineProjection({
   // Each document is written by one stream only.
   concurrency: 8,
   ordering: 'stream',
-  apply: (event, envelope) => {
+  fold: (event, envelope, view) => {
     switch (event._tag) {
       case 'WebhookEndpointCreated':
-        return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, () => ({
+        return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, () => ({
           endpoint_id: event.endpoint_id, org_id: event.org_id, url: event.url, enabled_events: event.enabled_events, description: event.description,
           enabled: true, disabled_reason: null, disabled_message: null, deleted: false, secret_rotated_at: null, failing_since: null,
           created_position: envelope.position, created_at: event.created_at, updated_at: event.created_at,
         }))
       case 'WebhookEndpointUpdated':
-        return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && {
+        return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && {
           ...doc,
           ...(event.url !== undefined ? { url: event.url } : {}),
           ...(event.enabled_events !== undefined ? { enabled_events: event.enabled_events } : {}),
@@ -78,28 +78,28 @@ export const webhooksProjection = defineProjection({
           updated_at: event.updated_at,
         })
       case 'WebhookEndpointDisabled':
-        return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && {
+        return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && {
           ...doc, enabled: false, disabled_reason: event.reason, disabled_message: event.message, updated_at: event.disabled_at,
         })
       case 'WebhookSecretRotated':
-        return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, secret_rotated_at: event.rotated_at, updated_at: event.rotated_at })
+        return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, secret_rotated_at: event.rotated_at, updated_at: event.rotated_at })
       case 'WebhookEndpointDeleted':
-        return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, enabled: false, deleted: true, updated_at: event.deleted_at })
+        return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, enabled: false, deleted: true, updated_at: event.deleted_at })
       // Written (moving the document's position) so the dispatcher's cached endpoint state is known to be stale.
       case 'WebhookEndpointFailing':
-        return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, failing_since: event.since })
+        return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, failing_since: event.since })
       case 'WebhookEndpointRecovered':
-        return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, failing_since: null })
+        return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, failing_since: null })
       // A ping changes nothing an endpoint shows or the dispatcher uses.
       case 'WebhookPingRequested':
-        return updateDoc(WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, () => null)
+        return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, () => null)
       case 'WebhookDeliveryScheduled':
-        return updateDoc(WEBHOOK_DELIVERIES, event.delivery_id, envelope, () => ({
+        return updateDoc(view, WEBHOOK_DELIVERIES, event.delivery_id, envelope, () => ({
           delivery_id: event.delivery_id, endpoint_id: event.endpoint_id, org_id: event.org_id, event_id: event.event_id, type: event.type,
           status: 'pending' as const, next_attempt_at: event.scheduled_at, attempts: [], created_at: event.scheduled_at,
         }))
       case 'WebhookDeliveryAttempted':
-        return updateDoc(WEBHOOK_DELIVERIES, event.delivery_id, envelope, (doc) => doc && {
+        return updateDoc(view, WEBHOOK_DELIVERIES, event.delivery_id, envelope, (doc) => doc && {
           ...doc,
           status: statusAfter(event.outcome),
           next_attempt_at: event.next_attempt_at,
@@ -109,9 +109,9 @@ export const webhooksProjection = defineProjection({
           }],
         })
       case 'WebhookDeliveryCancelled':
-        return updateDoc(WEBHOOK_DELIVERIES, event.delivery_id, envelope, (doc) => doc && { ...doc, status: 'cancelled' as const, next_attempt_at: null })
+        return updateDoc(view, WEBHOOK_DELIVERIES, event.delivery_id, envelope, (doc) => doc && { ...doc, status: 'cancelled' as const, next_attempt_at: null })
       case 'WebhookDeliveryReplayRequested':
-        return updateDoc(WEBHOOK_DELIVERIES, event.delivery_id, envelope, (doc) => doc && { ...doc, status: 'pending' as const, next_attempt_at: event.requested_at })
+        return updateDoc(view, WEBHOOK_DELIVERIES, event.delivery_id, envelope, (doc) => doc && { ...doc, status: 'pending' as const, next_attempt_at: event.requested_at })
     }
   },
 })

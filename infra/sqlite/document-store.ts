@@ -92,6 +92,7 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
       return row ? (JSON.parse(row.body) as Doc) : null
     }),
     put: (collection, doc) => attempt(() => { putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
+    putMany: (collection, docs) => attempt(() => { for (const doc of docs) putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
     delete: (collection, id) => attempt(() => { deleteStmt.run(collection, id) }),
     find,
     count: (collection, filter) => attempt(() => {
