@@ -1,11 +1,11 @@
 /**
- * One page as the hooks of a job see it. Every derived form (DOM, XPath mirror, visible text,
+ * One page as the hooks of a job see it. Every derived form (DOM, XPath view, visible text,
  * JSON) is built lazily and at most once per job, then shared by all hooks.
  */
 import { load, type CheerioAPI } from 'cheerio'
 import type { Element } from 'domhandler'
 import { indexElements, selectAll, type ElementIndex } from './element-index.js'
-import { declaredPrefixes, mirror, type XDocument } from './xpath-dom.js'
+import { declaredPrefixes, XDocument } from './xpath-dom.js'
 import { visibleText } from '../../domain/visible-text.js'
 import { corpus, type Corpus } from './regex-pool.js'
 
@@ -28,7 +28,7 @@ export class PageContext {
   readonly xml: boolean
   private $?: CheerioAPI
   private index?: ElementIndex
-  private mirrored?: XDocument
+  private xpathView?: XDocument
   private text?: Corpus
   private json?: JsonInput
   private prefixes?: Record<string, string>
@@ -63,8 +63,8 @@ export class PageContext {
   xpathDocument(): XDocument | undefined {
     const $ = this.dom()
     if (!$) return undefined
-    this.mirrored ??= mirror($.root()[0], this.xml, new Map(Object.entries(this.inScope)))
-    return this.mirrored
+    this.xpathView ??= new XDocument($.root()[0], this.xml, new Map(Object.entries(this.inScope)))
+    return this.xpathView
   }
 
   /** Prefixes an XML document declares, so `//dc:creator` works on feeds. */

@@ -1,15 +1,22 @@
 /**
- * A read-only W3C-DOM-shaped mirror of a cheerio (domhandler) tree, just enough for the `xpath`
+ * A read-only W3C-DOM-shaped view of a cheerio (domhandler) tree, just enough for the `xpath`
  * package. Reusing cheerio's parse (parse5, HTML5 error recovery) keeps one parse per job and
  * makes XPath tolerant of unclosed tags, entities and stray xmlns attributes.
- * Every node carries its document-order index, so `compareDocumentPosition` is O(1) (xpath's
- * fallback scans sibling lists). Objects are kept lean: a 2 MB page has ~200 000 nodes.
+ *
+ * The view is lazy: a node's wrapper is made the first time XPath reaches it (and then kept, so a node
+ * is always the same object in node sets). A 2 MB page has ~130 000 nodes and most queries touch few of
+ * them. One walk at the start gives every node its document-order index, so `compareDocumentPosition`
+ * and node-set sorting are O(1) per comparison, and lists the elements by name for `//name` steps.
  */
 import type { AnyNode, Document, Element } from 'domhandler'
 import { XPATH_NAMESPACES } from '../../domain/extraction.js'
 
 const FOLLOWING = 4
 const PRECEDING = 2
+
+const isElement = (n: AnyNode): n is Element => n.type === 'tag' || n.type === 'script' || n.type === 'style'
+/** Doctypes and processing instructions (domhandler's directives) are not XPath nodes. */
+const isXPathNode = (n: AnyNode) => n.type !== 'directive'
 
 export abstract class XNode {
   abstract readonly nodeType: number
@@ -18,13 +25,14 @@ export abstract class XNode {
   abstract readonly namespaceURI: string | null
   abstract readonly prefix: string | null
   abstract readonly nodeValue: string | null
-  parentNode: XNode | null = null
-  firstChild: XNode | null = null
-  lastChild: XNode | null = null
-  previousSibling: XNode | null = null
-  nextSibling: XNode | null = null
-  ownerDocument: XDocument | null = null
-  order = 0
+  abstract readonly parentNode: XNode | null
+  abstract readonly firstChild: XNode | null
+  abstract readonly lastChild: XNode | null
+  abstract readonly previousSibling: XNode | null
+  abstract readonly nextSibling: XNode | null
+  abstract readonly ownerDocument: XDocument | null
+  /** Position in document order (attributes sit between their element and its first child). */
+  abstract readonly order: number
 
   /** Built on demand: xpath walks firstChild/nextSibling. */
   get childNodes(): XNode[] {
@@ -39,12 +47,54 @@ export abstract class XNode {
   }
 }
 
+/** A wrapper of one domhandler node: navigation reads the source tree and wraps what it finds. */
+abstract class XSourceNode<S extends AnyNode | Document> extends XNode {
+  readonly order: number
+  constructor(readonly source: S, readonly ownerDocument: XDocument) {
+    super()
+    this.order = ownerDocument.orderOf(source)
+  }
+  get parentNode(): XNode | null {
+    const parent = this.source.parent
+    return parent ? this.ownerDocument.wrap(parent) : null
+  }
+  get previousSibling(): XNode | null {
+    for (let s = this.source.prev; s; s = s.prev) if (isXPathNode(s)) return this.ownerDocument.wrap(s)
+    return null
+  }
+  get nextSibling(): XNode | null {
+    for (let s = this.source.next; s; s = s.next) if (isXPathNode(s)) return this.ownerDocument.wrap(s)
+    return null
+  }
+  get firstChild(): XNode | null {
+    return null
+  }
+  get lastChild(): XNode | null {
+    return null
+  }
+}
+
+/** First (or last) child of a container that is an XPath node, wrapped. */
+function childOf(doc: XDocument, children: readonly AnyNode[], last: boolean): XNode | null {
+  if (last) {
+    for (let i = children.length - 1; i >= 0; i--) if (isXPathNode(children[i]!)) return doc.wrap(children[i]!)
+  } else {
+    for (let i = 0; i < children.length; i++) if (isXPathNode(children[i]!)) return doc.wrap(children[i]!)
+  }
+  return null
+}
+
 export class XAttr extends XNode {
   readonly nodeType = 2
   readonly localName: string
   readonly namespaceURI: string | null
   readonly prefix: string | null
-  constructor(readonly nodeName: string, readonly value: string, readonly ownerElement: XElement, namespace: string | undefined, prefix: string | undefined) {
+  readonly parentNode = null
+  readonly firstChild = null
+  readonly lastChild = null
+  readonly previousSibling = null
+  readonly nextSibling = null
+  constructor(readonly nodeName: string, readonly value: string, readonly ownerElement: XElement, namespace: string | undefined, prefix: string | undefined, readonly order: number) {
     super()
     const colon = nodeName.indexOf(':')
     this.localName = colon < 0 ? nodeName : nodeName.slice(colon + 1)
@@ -52,6 +102,7 @@ export class XAttr extends XNode {
     // HTML keeps names like xml:lang as plain names; give the well-known prefixes their namespace.
     this.namespaceURI = namespace || (this.prefix !== null ? (XPATH_NAMESPACES[this.prefix] ?? null) : null)
   }
+  get ownerDocument() { return this.ownerElement.ownerDocument }
   get name() { return this.nodeName }
   get nodeValue() { return this.value }
 }
@@ -64,35 +115,41 @@ class AttrList {
 }
 const NO_ATTRIBUTES = new AttrList([])
 
-export class XElement extends XNode {
+export class XElement extends XSourceNode<Element> {
   readonly nodeType = 1
   private attributeList?: AttrList
-  localName: string
-  namespaceURI: string | null
-  prefix: string | null = null
-  constructor(readonly source: Element, readonly nodeName: string, namespace: string | null) {
-    super()
-    this.localName = nodeName
-    this.namespaceURI = namespace
+  readonly localName: string
+  readonly prefix: string | null
+  private namespace?: string | null
+  constructor(source: Element, doc: XDocument) {
+    super(source, doc)
+    const colon = doc.xml ? source.name.indexOf(':') : -1
+    this.prefix = colon < 0 ? null : source.name.slice(0, colon)
+    this.localName = colon < 0 ? source.name : source.name.slice(colon + 1)
   }
-  get tagName() { return this.nodeName }
+  get nodeName() { return this.source.name }
+  get tagName() { return this.source.name }
   get nodeValue() { return null }
-  /**
-   * Made when XPath first asks (most elements are never asked): their orders were kept free after the element's own
-   * when the mirror was built, so attribute nodes sort as if they had been made then.
-   */
+  /** HTML: parse5's namespace. XML: the nearest xmlns declaration for the element's prefix, itself included. */
+  get namespaceURI(): string | null {
+    if (this.namespace === undefined) {
+      this.namespace = this.ownerDocument.xml ? this.ownerDocument.namespaceFor(this.source, this.prefix ?? '') : (this.source.namespace ?? null)
+    }
+    return this.namespace
+  }
+  override get firstChild() { return childOf(this.ownerDocument, this.source.children, false) }
+  override get lastChild() { return childOf(this.ownerDocument, this.source.children, true) }
+  /** Made when XPath first asks (most elements are never asked); they sort after the element, before its first child. */
   get attributes(): AttrList {
     if (!this.attributeList) {
       const source = this.source
       const names = Object.keys(source.attribs)
       if (names.length === 0) this.attributeList = NO_ATTRIBUTES
       else {
-        this.attributeList = new AttrList(names.map((name, i) => {
-          const a = new XAttr(name, source.attribs[name]!, this, source['x-attribsNamespace']?.[name], source['x-attribsPrefix']?.[name])
-          a.order = this.order + 1 + i
-          a.ownerDocument = this.ownerDocument
-          return a
-        }))
+        const step = 1 / (names.length + 1)
+        this.attributeList = new AttrList(names.map((name, i) => new XAttr(
+          name, source.attribs[name]!, this, source['x-attribsNamespace']?.[name], source['x-attribsPrefix']?.[name], this.order + (i + 1) * step,
+        )))
       }
     }
     return this.attributeList
@@ -103,134 +160,158 @@ export class XElement extends XNode {
 }
 
 /** Text, comment and CDATA nodes. */
-export class XCharacterData extends XNode {
-  constructor(readonly nodeType: number, readonly nodeName: string, readonly nodeValue: string) { super() }
+export class XCharacterData extends XSourceNode<AnyNode> {
+  constructor(source: AnyNode, doc: XDocument, readonly nodeType: number, readonly nodeName: string, readonly nodeValue: string) {
+    super(source, doc)
+  }
   get data() { return this.nodeValue }
   get localName() { return null }
   get namespaceURI() { return null }
   get prefix() { return null }
 }
 
+/** Namespace declarations a fragment inherits (prefix → URI, '' for the default namespace). */
+type Scope = ReadonlyMap<string, string>
+const NO_SCOPE: Scope = new Map()
+
 export class XDocument extends XNode {
   readonly nodeType = 9
   readonly nodeName = '#document'
-  documentElement: XElement | null = null
+  readonly order = 0
+  readonly ownerDocument = null
+  readonly parentNode = null
+  readonly previousSibling = null
+  readonly nextSibling = null
+  /** Document-order index of every node of the source tree. */
+  private readonly orders = new Map<AnyNode, number>()
   /** Elements by lower-cased local name, in document order (for `//name` steps). */
-  readonly elementsByName = new Map<string, XElement[]>()
+  private readonly elementsByName = new Map<string, Element[]>()
+  private readonly wrappers = new Map<AnyNode, XNode>()
   private ids: Map<string, XElement> | undefined
-  constructor(readonly source: Document) { super() }
+
+  /**
+   * `xml`: names keep their prefixes and namespaces come from xmlns attributes, starting from `inScope` for a
+   * fragment cut out of a larger document.
+   */
+  constructor(readonly source: Document, readonly xml: boolean, private readonly inScope: Scope = NO_SCOPE) {
+    super()
+    this.orders.set(source, 0)
+    let order = 1
+    // Iterative: broken pages can nest deeper than the call stack allows.
+    const stack: AnyNode[] = []
+    for (let i = source.children.length - 1; i >= 0; i--) stack.push(source.children[i]!)
+    while (stack.length > 0) {
+      const node = stack.pop()!
+      this.orders.set(node, order++)
+      if (!isElement(node)) continue
+      const colon = xml ? node.name.indexOf(':') : -1
+      const key = (colon < 0 ? node.name : node.name.slice(colon + 1)).toLowerCase()
+      const named = this.elementsByName.get(key)
+      if (named) named.push(node)
+      else this.elementsByName.set(key, [node])
+      const children = node.children
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
+    }
+  }
+
   get localName() { return null }
   get namespaceURI() { return null }
   get prefix() { return null }
   get nodeValue() { return null }
+  get firstChild() { return childOf(this, this.source.children, false) }
+  get lastChild() { return childOf(this, this.source.children, true) }
+  get documentElement(): XElement | null {
+    const el = this.source.children.find(isElement)
+    return el ? (this.wrap(el) as XElement) : null
+  }
+
+  orderOf(node: AnyNode): number {
+    return this.orders.get(node) ?? 0
+  }
+
+  /** The one wrapper of a source node of this document. */
+  wrap(node: AnyNode | Document): XNode {
+    if (node === this.source) return this
+    let wrapper = this.wrappers.get(node)
+    if (!wrapper) {
+      wrapper = makeWrapper(node as AnyNode, this)
+      this.wrappers.set(node, wrapper)
+    }
+    return wrapper
+  }
+
+  /** The URI the nearest xmlns declaration (from `el` outwards, then the inherited scope) gives `prefix`. */
+  namespaceFor(el: Element, prefix: string): string | null {
+    const attribute = prefix === '' ? 'xmlns' : `xmlns:${prefix}`
+    for (let n: AnyNode | Document | null = el; n && isElement(n as AnyNode); n = n.parent) {
+      const value = (n as Element).attribs[attribute]
+      if (value !== undefined) return value
+    }
+    return this.inScope.get(prefix) ?? null
+  }
+
+  /**
+   * The elements under `node` whose local name is `localName` in any case, in document order. Orders follow
+   * document order, so a subtree's elements are those ordered after its root and up to its last node.
+   */
+  elementsNamed(node: XNode, localName: string): XNode[] {
+    const named = this.elementsByName.get(localName.toLowerCase()) ?? []
+    if (node === this) return named.map((el) => this.wrap(el))
+    if (!(node instanceof XSourceNode)) return []
+    let last = node.source as AnyNode
+    while (isElement(last) && last.children.length > 0) last = last.children[last.children.length - 1]!
+    const lastOrder = this.orderOf(last)
+    let low = 0
+    let high = named.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (this.orderOf(named[middle]!) <= node.order) low = middle + 1
+      else high = middle
+    }
+    const out: XNode[] = []
+    for (let i = low; i < named.length && this.orderOf(named[i]!) <= lastOrder; i++) out.push(this.wrap(named[i]!))
+    return out
+  }
+
   getElementById(id: string): XElement | null {
     if (!this.ids) {
       this.ids = new Map()
-      for (let n = this.firstChild; n; n = nextInOrder(n)) {
-        const value = n instanceof XElement ? n.getAttribute('id') : null
-        if (value !== null && !this.ids.has(value)) this.ids.set(value, n as XElement)
+      for (const node of this.orders.keys()) {
+        const value = isElement(node) ? node.attribs.id : undefined
+        if (value !== undefined && !this.ids.has(value)) this.ids.set(value, this.wrap(node) as XElement)
       }
     }
     return this.ids.get(id) ?? null
   }
 }
 
-function nextInOrder(n: XNode): XNode | null {
-  if (n.firstChild) return n.firstChild
-  for (let m: XNode | null = n; m; m = m.parentNode) if (m.nextSibling) return m.nextSibling
-  return null
+function makeWrapper(node: AnyNode, doc: XDocument): XNode {
+  switch (node.type) {
+    case 'tag':
+    case 'script':
+    case 'style':
+      return new XElement(node, doc)
+    case 'text':
+      return new XCharacterData(node, doc, 3, '#text', node.data)
+    case 'comment':
+      return new XCharacterData(node, doc, 8, '#comment', node.data)
+    case 'cdata':
+      return new XCharacterData(node, doc, 4, '#cdata-section', node.children.map((c) => ('data' in c ? c.data : '')).join(''))
+    default:
+      throw new Error(`not an XPath node: ${node.type}`)
+  }
 }
 
-/** Namespace declarations in scope, for XML documents (parse5 resolves HTML's itself). */
-type Scope = ReadonlyMap<string, string>
-const NO_SCOPE: Scope = new Map()
-
-/**
- * Mirror a cheerio document. `xml`: names keep their prefixes and namespaces come from xmlns attributes, starting
- * from `inScope` (prefix → URI, '' for the default namespace) for a fragment cut out of a larger document.
- */
-export function mirror(root: Document, xml: boolean, inScope: Scope = NO_SCOPE): XDocument {
-  const doc = new XDocument(root)
-  let order = 1
-  // Iterative with parallel stacks: broken pages can nest deeper than the call stack allows.
-  const sources: AnyNode[] = []
-  const parents: XNode[] = []
-  const scopes: Scope[] = []
-  const pushChildren = (children: AnyNode[], parent: XNode, scope: Scope) => {
-    for (let i = children.length - 1; i >= 0; i--) {
-      sources.push(children[i])
-      parents.push(parent)
-      scopes.push(scope)
-    }
+/** The string-value of an element or document (its text and CDATA, in order), read from the source tree. */
+export function stringValue(node: XElement | XDocument): string {
+  const parts: string[] = []
+  const stack: AnyNode[] = [...node.source.children].reverse()
+  while (stack.length > 0) {
+    const n = stack.pop()!
+    if (n.type === 'text') parts.push(n.data)
+    else if (isElement(n) || n.type === 'cdata') for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!)
   }
-  pushChildren(root.children, doc, inScope)
-  while (sources.length > 0) {
-    const source = sources.pop()!
-    const parent = parents.pop()!
-    const scope = scopes.pop()!
-    let node: XNode
-    switch (source.type) {
-      case 'tag':
-      case 'script':
-      case 'style': {
-        const childScope = xml ? declare(source, scope) : scope
-        const el = element(source, xml, childScope)
-        el.order = order
-        // The element's attribute nodes take the orders right after it (see XElement.attributes).
-        order += 1 + Object.keys(source.attribs).length
-        const key = el.localName.toLowerCase()
-        const named = doc.elementsByName.get(key)
-        if (named) named.push(el)
-        else doc.elementsByName.set(key, [el])
-        doc.documentElement ??= el
-        pushChildren(source.children, el, childScope)
-        node = el
-        break
-      }
-      case 'text':
-        node = new XCharacterData(3, '#text', source.data)
-        node.order = order++
-        break
-      case 'comment':
-        node = new XCharacterData(8, '#comment', source.data)
-        node.order = order++
-        break
-      case 'cdata':
-        node = new XCharacterData(4, '#cdata-section', source.children.map((c) => ('data' in c ? c.data : '')).join(''))
-        node.order = order++
-        break
-      default:
-        continue // doctype and processing instructions are not XPath nodes
-    }
-    node.ownerDocument = doc
-    node.parentNode = parent
-    const last = parent.lastChild
-    node.previousSibling = last
-    if (last) last.nextSibling = node
-    else parent.firstChild = node
-    parent.lastChild = node
-  }
-  return doc
-}
-
-function element(source: Element, xml: boolean, scope: Scope): XElement {
-  if (!xml) return new XElement(source, source.name, source.namespace ?? null)
-  const colon = source.name.indexOf(':')
-  const prefix = colon < 0 ? null : source.name.slice(0, colon)
-  const el = new XElement(source, source.name, scope.get(prefix ?? '') ?? null)
-  el.prefix = prefix
-  el.localName = colon < 0 ? source.name : source.name.slice(colon + 1)
-  return el
-}
-
-function declare(el: Element, scope: Scope): Scope {
-  let out: Map<string, string> | undefined
-  for (const [name, value] of Object.entries(el.attribs)) {
-    if (name !== 'xmlns' && !name.startsWith('xmlns:')) continue
-    out ??= new Map(scope)
-    out.set(name === 'xmlns' ? '' : name.slice(6), value)
-  }
-  return out ?? scope
+  return parts.join('')
 }
 
 /** The namespaces an element's ancestors declare for it (prefix → URI, '' for the default; the nearest wins). */
@@ -247,27 +328,13 @@ export function namespacesInScope(el: Element): Record<string, string> {
 
 /**
  * The elements under `node` whose local name is `localName` in any case, in document order; undefined for nodes of
- * other DOMs. Orders are assigned in document order, so a subtree's elements are those ordered after its root and up
- * to its last node.
+ * other DOMs.
  */
-export function descendantsNamed(node: unknown, localName: string): XElement[] | undefined {
-  if (!(node instanceof XNode)) return undefined
-  const doc = node instanceof XDocument ? node : node.ownerDocument
-  if (!doc) return undefined
-  const named = doc.elementsByName.get(localName.toLowerCase()) ?? []
-  if (node === doc) return named
-  let last: XNode = node
-  while (last.lastChild) last = last.lastChild
-  let low = 0
-  let high = named.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (named[middle]!.order <= node.order) low = middle + 1
-    else high = middle
-  }
-  const out: XElement[] = []
-  for (let i = low; i < named.length && named[i]!.order <= last.order; i++) out.push(named[i]!)
-  return out
+export function descendantsNamed(node: unknown, localName: string): XNode[] | undefined {
+  if (node instanceof XDocument) return node.elementsNamed(node, localName)
+  if (node instanceof XAttr) return []
+  if (node instanceof XSourceNode) return node.ownerDocument.elementsNamed(node, localName)
+  return undefined
 }
 
 /** Namespace prefixes declared anywhere in an XML document (first declaration wins). */

@@ -1,20 +1,22 @@
 /**
- * The `xpath` package with two speed fixes for large HTML pages (results are unchanged):
+ * The `xpath` package with speed fixes for large HTML pages (results are unchanged):
  *
  * 1. Rewriting `//x[p]` (descendant-or-self::node()/child::x[p]) to `descendant::x[p]` when the
  *    predicates cannot depend on position. xpath evaluates the child step once per node of the
  *    page otherwise, each time with fresh context objects.
- * 2. Node sets deduplicate with a Set and sort by our mirror's document-order index: the
+ * 2. Node sets deduplicate with a Set and sort by our view's document-order index: the
  *    package does a linear scan per added node and an AVL sort per node set, which turns a
  *    20 000-node result quadratic.
- * 3. A `descendant::name` step tests the elements of that name only (the mirror lists them).
- * 4. Contexts for predicates are copied without building resolvers first: the package's `extend` makes (and drops)
- *    a function resolver holding every standard function for every node a predicate is tried on.
+ * 3. A `descendant::name` step tests the elements of that name only (the view lists them).
+ * 4. Contexts are copied without building resolvers first: the package's `extend` and every path
+ *    expression's evaluation make (and drop) a function resolver holding every standard function, for
+ *    every node a predicate is tried on.
+ * 5. The string-value of an element is read from cheerio's tree, without wrapping every node under it.
  * And one guard: evaluation runs on the fetcher's thread and cannot be interrupted, so steps and
  * string values check a deadline (`//*[. = //*]` is quadratic on a large page).
  */
 import xpathLib from 'xpath'
-import { descendantsNamed, type XNode } from './xpath-dom.js'
+import { descendantsNamed, stringValue, XDocument, XElement, type XNode } from './xpath-dom.js'
 
 export interface XValue {
   stringValue(): string
@@ -39,7 +41,11 @@ interface XPathInternals {
   NodeTest: { NameTestQName: abstract new (...args: never[]) => NameTest }
   XPathContext: { prototype: { extend(this: object, props: object): object } }
   LocationPath: AnyClass
-  PathExpr: AnyClass & { applyStep: (...args: unknown[]) => unknown }
+  PathExpr: AnyClass & {
+    applyStep: (...args: unknown[]) => unknown
+    applyLocationPath: (locationPath: unknown, xpc: object, nodes: unknown[]) => unknown[]
+    prototype: PathExprInternals
+  }
   FunctionCall: AnyClass
   OrOperation: AnyClass
   AndOperation: AnyClass
@@ -60,7 +66,13 @@ interface NameTest {
   readonly prefix: string | null
   matches(node: unknown, context: unknown): boolean
 }
+interface PathExprInternals {
+  locationPath: unknown
+  evaluate(this: PathExprInternals, c: object): unknown
+  applyFilter(c: object, xpc: object): { nodes: unknown[] } | { nonNodes: unknown }
+}
 interface NodeSetInternals {
+  addArray(nodes: unknown[]): void
   nodes: unknown[]
   size: number
   tree: unknown
@@ -164,13 +176,22 @@ function patchNodeSets() {
 }
 patchNodeSets()
 
-function patchContextExtension() {
+function patchContextCopies() {
   const proto = xpath.XPathContext.prototype
   proto.extend = function (props) {
     return Object.assign(Object.create(proto) as object, this, props)
   }
+  // The package's own body, with `assign(new XPathContext(), c)` (a resolver built, then overwritten) as a plain copy.
+  xpath.PathExpr.prototype.evaluate = function (c) {
+    const xpc = Object.assign(Object.create(proto) as object, c)
+    const filterResult = this.applyFilter(c, xpc)
+    if ('nonNodes' in filterResult) return filterResult.nonNodes
+    const ns = new (xpath.XNodeSet as unknown as new () => NodeSetInternals)()
+    ns.addArray(xpath.PathExpr.applyLocationPath(this.locationPath, xpc, filterResult.nodes))
+    return ns
+  }
 }
-patchContextExtension()
+patchContextCopies()
 
 export const XPATH_TIME_BUDGET_MS = 2000
 export class XPathTimeout extends Error {}
@@ -187,7 +208,7 @@ function patchDeadlineChecks() {
     tick()
     const [step, context, node] = args as [StepNode, { contextNode: unknown }, XNode]
     // 3. `descendant::name` (what `//name` becomes) tests only the elements of that name under the node, from the
-    // mirror's index, instead of every node under it. Unprefixed names only: a prefix that does not resolve must still
+    // view's index, instead of every node under it. Unprefixed names only: a prefix that does not resolve must still
     // fail the evaluation when nothing has the name.
     if (step.axis === xpath.Step.DESCENDANT && step.nodeTest instanceof xpath.NodeTest.NameTestQName && !step.nodeTest.prefix) {
       const test = step.nodeTest
@@ -203,7 +224,7 @@ function patchDeadlineChecks() {
   const { stringForNode } = proto
   proto.stringForNode = function (node) {
     tick()
-    return stringForNode.call(this, node)
+    return node instanceof XElement || node instanceof XDocument ? stringValue(node) : stringForNode.call(this, node)
   }
 }
 patchDeadlineChecks()

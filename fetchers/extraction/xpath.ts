@@ -1,4 +1,4 @@
-/** `xpath` hooks: XPath 1.0 over the page's DOM mirror; node results become text, scalars stay scalars. */
+/** `xpath` hooks: XPath 1.0 over a view of the page's cheerio DOM; node results become text, scalars stay scalars. */
 import { XPATH_NAMESPACES, type ExtractionHook, type HookResult } from '../../domain/extraction.js'
 import type { PageContext } from './page.js'
 import { failed, fromMatches, NOT_MARKUP } from './result.js'

@@ -1,0 +1,91 @@
+import t from 'tap'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import * as cheerio from 'cheerio'
+import { DOMImplementation, DOMParser, type Document as XmlDocument, type Node as XmlNode } from '@xmldom/xmldom'
+import type { AnyNode } from 'domhandler'
+import { PageContext } from '../../fetchers/extraction/page.js'
+import { parseXPath, xpath, type XNodeSetValue, type XValue } from '../../fetchers/extraction/xpath-engine.js'
+
+/**
+ * XPath over our lazy view of cheerio's tree must answer what it answers over a real W3C DOM of the same tree:
+ * the page is parsed by cheerio, written out as XML and read by xmldom, and each expression is evaluated on both.
+ * Node sets are compared in order, as (type, name, string-value), so document order is checked too.
+ */
+const FIXTURES = fileURLToPath(new URL('../fixtures/extraction/', import.meta.url))
+
+interface DomLike { nodeType: number; nodeName: string }
+function describe(value: XValue): unknown {
+  if (value instanceof xpath.XNodeSet) {
+    const set = value as XNodeSetValue
+    return (set.toArray() as unknown as DomLike[]).map((n) => {
+      const one = new (xpath.XNodeSet as unknown as new () => { add(n: unknown): void; stringValue(): string })()
+      one.add(n)
+      return `${n.nodeType}:${n.nodeName.toLowerCase()}:${one.stringValue()}`
+    })
+  }
+  if (value instanceof xpath.XNumber) return value.numberValue()
+  if (value instanceof xpath.XBoolean) return value.booleanValue()
+  return value.stringValue()
+}
+
+const AXES = [
+  '//li', '//li[1]', '//li[last()]', '(//li)[2]', '//ul/li/text()', '//li/ancestor::*', '//li/ancestor-or-self::ul', '//li[2]/preceding-sibling::li',
+  '//li[1]/following-sibling::*', '//li[1]/following::li', '//li[last()]/preceding::*', '//*[@class]/@class', '//@*', '//li/@*[1]', 'count(//*)',
+  'count(//text())', 'count(//node())', 'count(//comment())', 'string(//ul)', 'normalize-space(//body)', 'sum(//li/@data-id)',
+  '//li[contains(., "o")]', '//*[starts-with(name(), "d")]', 'name(//*[3])', 'local-name(//*[last()])', '//li/parent::*', '//li/..', '//li/self::li',
+  '//body//*[not(*)]', 'boolean(//table)', '//span | //li | //dt', '//*[@id]/descendant::*', '//*[@id]//text()[normalize-space()]', '//body/*[2]//*',
+  '//td[2]', '//tr[td]/td[last()]', '//table//tr[2]/*', '//*[. = "Books"]', '//text()[contains(., "phone")]/..', '//*[count(*) > 2]',
+  '//body/descendant-or-self::node()[self::ul or self::ol]', '//li[@data-id > 2][2]', 'string(//@data-id[. = "4"]/..)', '//*[@id][1]/@id/..',
+  '//ul[1]/li[1]/following::*[1]', '//dd[1]/preceding::*[2]', '//strong/ancestor::*[2]', '//*[local-name() = "span"][3]', 'id("tree")/li',
+  '//img/@src', '//a[@href]', '//h3[@class="name"]', '//div[contains(@class, "product")]', '//*[@*]', 'string(/)', '/*', '/html/body/*', '//comment()',
+]
+
+/** The same tree in xmldom, node by node (serializing would re-parse script text as markup). */
+function copyTree(from: AnyNode, into: XmlNode, doc: XmlDocument) {
+  let made: XmlNode | undefined
+  if (from.type === 'tag' || from.type === 'script' || from.type === 'style') {
+    const el = doc.createElement(from.name)
+    for (const [name, value] of Object.entries(from.attribs)) el.setAttribute(name, value)
+    made = el
+  } else if (from.type === 'text') made = doc.createTextNode(from.data)
+  else if (from.type === 'comment') made = doc.createComment(from.data)
+  if (!made) return
+  into.appendChild(made)
+  if ('children' in from) for (const child of from.children) copyTree(child, made, doc)
+}
+
+function htmlCase(file: string) {
+  const html = readFileSync(FIXTURES + file, 'utf8')
+  const page = new PageContext({ url: 'https://x.example/', html, contentType: 'text/html' })
+  const dom = new DOMImplementation().createDocument(null, '')
+  for (const node of cheerio.load(html).root()[0].children) copyTree(node, dom, dom)
+  return { view: page.xpathDocument(), dom, options: { isHtml: true, namespaces: {} } }
+}
+
+for (const file of ['nested-lists.html', 'product-grid.html', 'table.html', 'broken-markup.html', 'json-ld.html']) {
+  t.test(`XPath over the view of ${file} answers what it answers over a W3C DOM of the same tree`, async (t) => {
+    const { view, dom, options } = htmlCase(file)
+    for (const path of AXES) {
+      const expected = describe(parseXPath(path).evaluate({ ...options, node: dom }))
+      t.same(describe(parseXPath(path).evaluate({ ...options, node: view })), expected, path)
+    }
+  })
+}
+
+t.test('XPath over the view of an XML feed, with prefixes, CDATA and namespaces, answers what it answers over a W3C DOM', async (t) => {
+  const text = readFileSync(`${FIXTURES}feed.xml`, 'utf8').replace(/^<\?xml[^>]*\?>\s*/, '').trim() // a W3C DOM keeps no text outside the root element
+  const page = new PageContext({ url: 'https://x.example/', html: text, contentType: 'application/xml' })
+  const dom = new DOMParser().parseFromString(text, 'text/xml')
+  const namespaces = page.xmlPrefixes()
+  t.ok(namespaces.dc, 'the feed declares the dc prefix')
+  const paths = [
+    ...AXES.filter((p) => !/html|body|id\(/.test(p)), '//dc:creator', '//item/dc:creator/text()', '//content:encoded/text()', '//*[namespace-uri() != ""]',
+    '//item[dc:creator = "Bob Writer"]/title', 'count(//dc:*)', '//channel/*[local-name() = "link"]', 'string(//item[1]/content:encoded)',
+    '//title/following-sibling::*[1]', 'name(//dc:creator)', 'namespace-uri(//content:encoded)',
+  ]
+  for (const path of paths) {
+    const expected = describe(parseXPath(path).evaluate({ namespaces, node: dom }))
+    t.same(describe(parseXPath(path).evaluate({ namespaces, node: page.xpathDocument() })), expected, path)
+  }
+})
