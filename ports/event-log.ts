@@ -23,6 +23,13 @@ export interface Subscription {
 
 export type EventHandler = (event: RecordedEvent) => Promise<void>
 
+/**
+ * Handles events delivered together (each stream's events in log order; events of different streams in any order),
+ * resolving once every one is handled: the subscription moves past them only then. A batch that fails is handed over
+ * again one event at a time, so one poison event is given up on (after `maxAttempts`) and the rest still handled.
+ */
+export type BatchHandler = (events: readonly RecordedEvent[]) => Promise<void>
+
 /** The log's own servers (Kafka brokers) could not be reached or refused an operation. */
 export class LogUnavailable extends Data.TaggedError('LogUnavailable')<{ readonly cause: unknown }> {}
 
@@ -32,6 +39,11 @@ export type EventLogError = LogUnavailable | StoreUnavailable
 /** The ordered log fanned out to processors and projections. At-least-once: handlers must be idempotent. */
 export interface EventLogService {
   readonly subscribe: (options: SubscriptionOptions, handler: EventHandler) => Effect.Effect<Subscription, EventLogError>
+  /**
+   * Like `subscribe`, but hands over what arrived together (on Kafka: what one fetch brought from every partition),
+   * so a handler can apply many events for the price of a few round trips. Logs without such batches omit it.
+   */
+  readonly subscribeBatches?: (options: SubscriptionOptions, handler: BatchHandler) => Effect.Effect<Subscription, EventLogError>
   /** Moves a subscriber's durable checkpoint (replay rebuilds a read model, then resumes its projector from the end). */
   readonly setCheckpoint: (name: string, position: number) => Effect.Effect<void, EventLogError>
 }

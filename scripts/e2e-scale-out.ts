@@ -2,7 +2,7 @@
  * e2e:scale-out — the scale-out profile as separate OS processes on real servers (Kafka, a MongoDB-protocol server,
  * Azurite; the event store is the shared SQLite file since no EventStoreDB server is available here):
  * api, relay, two fetchers and a projector. Starts the servers with scripts/services/start.sh unless their settings are
- * given in the environment. Three rounds of light jobs against a local fixture server: two fetchers, then one fetcher
+ * given in the environment. A warm-up, then three rounds of light jobs against a local fixture server: two fetchers, then one fetcher
  * SIGKILLed midway, then the one left. Then checks: every job reached exactly one terminal state; the Kafka topics
  * hold every event exactly once in per-stream order; the MongoDB read models equal a replay. Prints the throughput of
  * two fetchers beside the embedded profile on the same jobs and beside one fetcher. Removes its databases, topics and
@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { readFileSync, existsSync, rmSync } from 'node:fs'
+import { readFileSync, readdirSync, existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { BlobServiceClient } from '@azure/storage-blob'
@@ -23,6 +23,7 @@ import { pool } from '../bench/stats.js'
 
 const JOBS = Number(process.env.E2E_JOBS ?? 500)
 const CONCURRENCY = 20
+const WARM_UP_JOBS = 40
 
 const SERVER_SETTINGS = ['KAFKA_BROKERS', 'MONGO_URL', 'AZURE_BLOB_CONNECTION_STRING'] as const
 
@@ -38,6 +39,31 @@ const servicesEnv = (): Record<string, string> => {
     if (!env[k]) throw new Error(`${k} is missing from .services/env after scripts/services/start.sh`)
   }
   return env
+}
+
+/** CPU seconds (user + system) used so far by a process and its descendants (the light tier's client); 0 without /proc. */
+const cpuSeconds = (pid: number | undefined): number => {
+  if (pid === undefined) return 0
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // the command name may hold spaces
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+    return (Number(fields[11]) + Number(fields[12])) / 100 + children.reduce((sum, child) => sum + cpuSeconds(child), 0)
+  } catch { return 0 }
+}
+
+/** The servers' process ids, found by their command lines (Linux; none elsewhere). */
+const serverPids = (): Record<string, number> => {
+  const mongoPort = new URL(env.MONGO_URL!).port
+  const found: Record<string, number> = {}
+  for (const entry of existsSync('/proc') ? readdirSync('/proc').filter((name) => /^\d+$/.test(name)) : []) {
+    let command = ''
+    try { command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ') } catch { continue }
+    if (command.includes('kafka.Kafka')) found.kafka = Number(entry)
+    else if (command.includes('ferretdb') && command.includes(`:${mongoPort}`)) found.ferretdb = Number(entry)
+    else if (command.includes('azurite') && command.includes('--blobPort')) found.azurite = Number(entry)
+  }
+  return found
 }
 
 const problems: string[] = []
@@ -128,19 +154,35 @@ console.log(`processes ready after ${elapsed()}`)
 await waitFor(async () => (await fetch(`${processes.api.base}/v1/jobs`, { headers: { 'x-api-key': key } })).status === 200, 60_000, 100)
 const eventsFile = join(dataDir, 'events.db')
 const finishedJobs = () => terminalCounts(eventsFile).size
-const twoFetchers = await runJobs(processes.api.base, key, JOBS, finishedJobs)
+// Where the time goes: CPU per job of each role's process and of each server, per round.
+const servers = serverPids()
+const cpuNow = () => ({
+  ...Object.fromEntries(Object.entries(processes).map(([role, p]) => [role, cpuSeconds(p.child.pid)])),
+  ...Object.fromEntries(Object.entries(servers).map(([name, pid]) => [name, cpuSeconds(pid)])),
+})
+const measured = async (round: () => ReturnType<typeof runJobs>) => {
+  const before = cpuNow()
+  const result = await round()
+  const after = cpuNow()
+  // A process killed during the round has no figure.
+  return { ...result, cpuMsPerJob: Object.entries(after).filter(([, seconds]) => seconds > 0).map(([name, seconds]) => `${name} ${(((seconds - (before[name] ?? 0)) * 1000) / JOBS).toFixed(1)}`).join(', ') }
+}
+// A few jobs first, not measured: every process warms up (consumer groups joined, code compiled, connections open), so
+// the first measured round is not charged for it while the last one is not.
+const warmUp = await runJobs(processes.api.base, key, WARM_UP_JOBS, finishedJobs)
+const twoFetchers = await measured(() => runJobs(processes.api.base, key, JOBS, finishedJobs))
 let killedAt = -1
-const crash = await runJobs(processes.api.base, key, JOBS, finishedJobs, () => {
+const crash = await measured(() => runJobs(processes.api.base, key, JOBS, finishedJobs, () => {
   killedAt = finishedJobs() - JOBS
   processes.fetcherA.child.kill('SIGKILL')
-})
-const oneFetcher = await runJobs(processes.api.base, key, JOBS, finishedJobs)
+}))
+const oneFetcher = await measured(() => runJobs(processes.api.base, key, JOBS, finishedJobs))
 for (const [name, round] of Object.entries({ 'two fetchers': twoFetchers, 'fetcher killed midway': crash, 'one fetcher': oneFetcher })) {
-  console.log(`round with ${name}: ${JOBS} jobs in ${round.seconds.toFixed(1)} s (${(JOBS / round.seconds).toFixed(1)} jobs/s)`)
+  console.log(`round with ${name}: ${JOBS} jobs in ${round.seconds.toFixed(1)} s (${(JOBS / round.seconds).toFixed(1)} jobs/s); CPU ms per job: ${round.cpuMsPerJob}`)
 }
-const allIds = [...twoFetchers.ids, ...crash.ids, ...oneFetcher.ids]
+const allIds = [...warmUp.ids, ...twoFetchers.ids, ...crash.ids, ...oneFetcher.ids]
 const counts = terminalCounts(eventsFile)
-check(allIds.length === 3 * JOBS && allIds.every((id) => counts.get(id) === 1), 'a job did not reach exactly one terminal state')
+check(allIds.length === WARM_UP_JOBS + 3 * JOBS && allIds.every((id) => counts.get(id) === 1), 'a job did not reach exactly one terminal state')
 check(killedAt >= 0 && killedAt < JOBS, 'the fetcher was not killed midway')
 
 // Kafka: every event exactly once, per-stream order as in the store.

@@ -1,11 +1,13 @@
-import { randomUUID } from 'node:crypto'
 import { Effect, Layer } from 'effect'
-import type { Kafka } from 'kafkajs'
-import { makeDispatcher, makeSlots } from '../log/dispatcher.js'
+import type { Consumer, ConsumerRunConfig, Kafka, KafkaMessage } from 'kafkajs'
+import { DEFAULT_MAX_ATTEMPTS, makeDispatcher, makeSlots } from '../log/dispatcher.js'
 import { scopedEventLog } from '../log/scoped-log.js'
-import { EventLog, LogUnavailable, type EventLogService } from '../../ports/event-log.js'
+import { EventLog, LogUnavailable, type EventHandler, type EventLogService, type SubscriptionOptions } from '../../ports/event-log.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
+import { makeBatchGroups } from './batch-groups.js'
 import { KafkaCluster } from './client.js'
+import { commitGroupOffsets, offsetsAfter, type PartitionOffsets } from './group-offsets.js'
+import { makeFinishedOffsets } from './finished-offsets.js'
 import { KNOWN_CATEGORIES, makeTopicEnsurer, topicFor, type TopicSettings } from './topics.js'
 
 export interface KafkaLogOptions {
@@ -15,95 +17,6 @@ export interface KafkaLogOptions {
   readonly groupPrefix: string
   readonly sessionTimeoutMs?: number
   readonly log?: (message: string, detail?: unknown) => void
-}
-
-type PartitionOffsets = Map<string, Map<number, string>>
-
-/**
- * Commits offsets for a consumer group with no running member, every topic at once: one consumer joins the group,
- * seeks each partition while paused and leaves at its first fetch, which commits the seeks (what kafkajs'
- * `admin.setOffsets` does for one topic per join: a join per topic made moving a group slow).
- */
-const commitGroupOffsets = async (kafka: Kafka, groupId: string, offsets: PartitionOffsets) => {
-  const topics = [...offsets].filter(([, parts]) => parts.size > 0).map(([topic]) => topic)
-  if (topics.length === 0) return
-  const consumer = kafka.consumer({ groupId })
-  await consumer.connect()
-  try {
-    await consumer.subscribe({ topics, fromBeginning: true })
-    const { state } = await consumer.describeGroup()
-    if (state !== 'Empty' && state !== 'Dead') throw new Error(`consumer group ${groupId} has running members (${state}): stop them before moving it`)
-    await new Promise<void>((resolve, reject) => {
-      consumer.on(consumer.events.FETCH, () => { consumer.stop().then(resolve, reject) })
-      consumer.run({ eachBatchAutoResolve: false, eachBatch: async () => {} }).catch(reject)
-      consumer.pause(topics.map((topic) => ({ topic })))
-      for (const topic of topics) {
-        for (const [partition, offset] of offsets.get(topic)!) consumer.seek({ topic, partition, offset })
-      }
-    })
-  } finally { await consumer.disconnect() }
-}
-
-/**
- * Reads messages from the given start offsets with a throw-away consumer group, until `wanted` says each partition is
- * settled. Starting offsets are committed for the new group before it joins, so it reads exactly from there.
- */
-const scanFrom = async (kafka: Kafka, all: PartitionOffsets, visit: (topic: string, partition: number, offset: string, event: RecordedEvent) => boolean) => {
-  const starts = new Map([...all].filter(([, parts]) => parts.size > 0))
-  const pending = new Set([...starts].flatMap(([topic, parts]) => [...parts.keys()].map((p) => `${topic}/${p}`)))
-  if (pending.size === 0) return
-  const groupId = `scan-${randomUUID()}`
-  await commitGroupOffsets(kafka, groupId, starts)
-  const scanner = kafka.consumer({ groupId })
-  await scanner.connect()
-  await scanner.subscribe({ topics: [...starts.keys()] })
-  await new Promise<void>((resolve, reject) => {
-    scanner.run({
-      eachMessage: async ({ topic, partition, message }) => {
-        const key = `${topic}/${partition}`
-        if (!pending.has(key)) return
-        if (visit(topic, partition, message.offset, JSON.parse(message.value!.toString()) as RecordedEvent)) pending.delete(key)
-        if (pending.size === 0) resolve()
-      },
-    }).catch(reject)
-  })
-  await scanner.disconnect()
-}
-
-/**
- * For each partition of the topics, the offset of the first message whose log position is above `position`
- * (the high watermark when there is none): where a group must start to resume right after that position.
- * Reads the last message of each partition first, so resuming at the end (what replay does) costs one read each.
- */
-const offsetsAfter = async (kafka: Kafka, topics: readonly string[], position: number): Promise<PartitionOffsets> => {
-  const admin = kafka.admin()
-  await admin.connect()
-  const result: PartitionOffsets = new Map()
-  const lastMessages: PartitionOffsets = new Map()
-  const lows = new Map<string, string>()
-  try {
-    for (const topic of topics) {
-      const watermarks = await admin.fetchTopicOffsets(topic)
-      result.set(topic, new Map(watermarks.map((w) => [w.partition, position === 0 ? w.low : w.high])))
-      if (position === 0) continue
-      const nonEmpty = watermarks.filter((w) => Number(w.high) > Number(w.low))
-      lastMessages.set(topic, new Map(nonEmpty.map((w) => [w.partition, String(Number(w.high) - 1)])))
-      for (const w of nonEmpty) lows.set(`${topic}/${w.partition}`, w.low)
-    }
-  } finally { await admin.disconnect() }
-  if (position === 0) return result
-  // Partitions whose last message is beyond the position need a scan from their start.
-  const rescan: PartitionOffsets = new Map()
-  await scanFrom(kafka, lastMessages, (topic, partition, _offset, event) => {
-    if (event.position > position) rescan.set(topic, new Map([...(rescan.get(topic) ?? []), [partition, lows.get(`${topic}/${partition}`)!]]))
-    return true
-  })
-  await scanFrom(kafka, rescan, (topic, partition, offset, event) => {
-    if (event.position <= position) return false
-    result.get(topic)!.set(partition, offset)
-    return true
-  })
-  return result
 }
 
 /**
@@ -139,69 +52,178 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
     setCheckpoint: (name, position) => attempt(async () => {
       await commitGroupOffsets(options.kafka, groupOf(name), await offsetsAfterPosition(position))
     }),
+    // Pipelined: a batch's events are handed to the dispatcher of their partition and the consumer fetches on while
+    // they run (a fetch waits for every batch of the previous one, so waiting for the handlers would hold all
+    // partitions behind the slowest job). Offsets are committed as they finish, each partition in order.
     subscribe: (subscription, handler) => attempt(async () => {
-      const admin = options.kafka.admin()
-      await admin.connect()
-      try {
-        await makeTopicEnsurer(admin, options.topics)(subscription.categories ?? KNOWN_CATEGORIES)
-      } finally { await admin.disconnect() }
-      const consumer = options.kafka.consumer({
-        groupId: groupOf(subscription.name),
-        sessionTimeout,
-        heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
-        allowAutoTopicCreation: false,
-      })
       const concurrency = subscription.concurrency ?? 1
       const slots = makeSlots(concurrency)
+      const progress = makeProgress()
       let stopping = false
-      const inFlight = new Set<number>()
-      let finishedMax = 0
-      await consumer.connect()
-      const running = consumer.subscribe({ topics: topicsOf(subscription.categories), fromBeginning: true }).then(() => consumer.run({
-        autoCommit: true,
+      const consumer = await connectConsumer(subscription)
+      const offsets = makeFinishedOffsets(consumer, log)
+      // Kept across rebalances: a message delivered again waits behind its stream's run in progress, not beside it.
+      const dispatchers = new Map<string, ReturnType<typeof makeDispatcher>>()
+      const dispatcherOf = (topic: string, partition: number) => {
+        const key = `${topic}/${partition}`
+        let dispatcher = dispatchers.get(key)
+        if (!dispatcher) {
+          dispatcher = makeDispatcher({
+            concurrency, slots,
+            ...(subscription.maxAttempts !== undefined ? { maxAttempts: subscription.maxAttempts } : {}),
+            handler: progress.track(handler),
+            isStopping: () => stopping,
+            onCheckpoint: (offset) => offsets.finished(topic, partition, offset),
+            onError: reportFailure(subscription, progress, `${topic}/${partition}`),
+          })
+          dispatchers.set(key, dispatcher)
+        }
+        return dispatcher
+      }
+      await run(consumer, subscription, {
+        autoCommit: false,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: concurrency,
-        eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
-          const beat = setInterval(() => { heartbeat().catch(() => {}) }, Math.max(500, Math.floor(sessionTimeout / 3)))
-          const dispatcher = makeDispatcher({
-            concurrency, slots,
-            handler: async (event) => {
-              await handler(event)
-              inFlight.delete(event.position)
-              finishedMax = Math.max(finishedMax, event.position)
-            },
-            isStopping: () => stopping,
-            onCheckpoint: (offset) => resolveOffset(String(offset)),
-            onError: (event, error, attempt) => attempt >= 5 ? (inFlight.delete(event.position), log(`subscriber ${subscription.name} gave up on ${event.type} at ${event.position}`, error)) : log(`subscriber ${subscription.name} failed on ${event.type} at ${event.position} (${batch.topic}/${batch.partition}, attempt ${attempt})`, error),
-          })
-          try {
+        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+          const dispatcher = dispatcherOf(batch.topic, batch.partition)
+          await whileBeating(heartbeat, async () => {
             for (const message of batch.messages) {
               if (!isRunning() || isStale() || stopping) break
-              const event = JSON.parse(message.value!.toString()) as RecordedEvent
-              inFlight.add(event.position)
+              const event = parse(message)
+              progress.received(event)
               await dispatcher.dispatch(event, true, Number(message.offset))
+              // The next fetch starts after what the dispatcher accepted; the commit waits for it to finish.
+              resolveOffset(message.offset)
             }
-            await dispatcher.idle()
-            await commitOffsetsIfNecessary()
-          } finally {
-            clearInterval(beat)
-          }
+          })
         },
-      }))
-      // A consumer that could not start is disconnected before the failure is reported.
-      await running.catch(async (error: unknown) => {
-        await consumer.disconnect()
-        throw error
       })
       return {
-        // The highest position below which everything this subscriber received is finished.
-        checkpoint: () => (inFlight.size > 0 ? Math.min(...inFlight) - 1 : finishedMax),
+        checkpoint: progress.checkpoint,
+        stop: async () => {
+          stopping = true
+          await Promise.all([...dispatchers.values()].map((dispatcher) => dispatcher.idle()))
+          await offsets.flush()
+          await consumer.disconnect()
+        },
+      }
+    }),
+    // What one fetch brought from all partitions goes to the handler as one group; while it is handled, the
+    // partitions' next batches wait and then form the next group. Offsets are committed once their group was handled.
+    subscribeBatches: (subscription, handler) => attempt(async () => {
+      const progress = makeProgress()
+      let stopping = false
+      const consumer = await connectConsumer(subscription)
+      // A failed group goes again one event at a time (each retried, a poison one given up on), in the group's order.
+      const oneByOne = progress.track((event: RecordedEvent) => handler([event]))
+      const handleGroup = async (events: readonly RecordedEvent[]) => {
+        try {
+          await handler(events)
+          for (const event of events) progress.finished(event)
+          return
+        } catch (error) {
+          if (stopping) throw error
+          log(`subscriber ${subscription.name} failed on a batch of ${events.length} events; handling them one at a time`, error)
+        }
+        const dispatcher = makeDispatcher({
+          concurrency: 1,
+          ...(subscription.maxAttempts !== undefined ? { maxAttempts: subscription.maxAttempts } : {}),
+          handler: oneByOne,
+          isStopping: () => stopping,
+          onCheckpoint: () => {},
+          onError: reportFailure(subscription, progress, 'one at a time'),
+        })
+        for (const event of events) await dispatcher.dispatch(event, true)
+        await dispatcher.idle()
+        if (stopping) throw new Error('stopped before the batch was handled')
+      }
+      const addToGroup = makeBatchGroups(handleGroup)
+      await run(consumer, subscription, {
+        autoCommit: true,
+        eachBatchAutoResolve: false,
+        // Every partition's batch joins the group at once.
+        partitionsConsumedConcurrently: options.topics.partitions * topicsOf(subscription.categories).length,
+        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+          if (!isRunning() || isStale() || stopping || batch.messages.length === 0) return
+          const events = batch.messages.map(parse)
+          for (const event of events) progress.received(event)
+          await whileBeating(heartbeat, () => addToGroup(events))
+          resolveOffset(batch.lastOffset())
+        },
+      })
+      return {
+        checkpoint: progress.checkpoint,
         stop: async () => {
           stopping = true
           await consumer.disconnect()
         },
       }
     }),
+  }
+
+  /** Logs a handler's failure; an event given up on counts as finished (the dispatcher moves past it). */
+  function reportFailure(subscription: SubscriptionOptions, progress: Progress, where: string) {
+    const maxAttempts = subscription.maxAttempts ?? DEFAULT_MAX_ATTEMPTS
+    return (event: RecordedEvent, error: unknown, attempt: number) => {
+      const what = `${event.type} at ${event.position} (${where}, attempt ${attempt})`
+      if (attempt < maxAttempts) return log(`subscriber ${subscription.name} failed on ${what}`, error)
+      progress.finished(event)
+      log(`subscriber ${subscription.name} gave up on ${what}`, error)
+    }
+  }
+
+  async function connectConsumer(subscription: SubscriptionOptions) {
+    const admin = options.kafka.admin()
+    await admin.connect()
+    try {
+      await makeTopicEnsurer(admin, options.topics)(subscription.categories ?? KNOWN_CATEGORIES)
+    } finally { await admin.disconnect() }
+    const consumer = options.kafka.consumer({
+      groupId: groupOf(subscription.name),
+      sessionTimeout,
+      heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
+      allowAutoTopicCreation: false,
+    })
+    await consumer.connect()
+    return consumer
+  }
+
+  /** Subscribes and starts consuming; a consumer that could not start is disconnected before the failure is reported. */
+  async function run(consumer: Consumer, subscription: SubscriptionOptions, config: ConsumerRunConfig) {
+    await consumer.subscribe({ topics: topicsOf(subscription.categories), fromBeginning: true }).then(() => consumer.run(config)).catch(async (error: unknown) => {
+      await consumer.disconnect()
+      throw error
+    })
+  }
+
+  /** Keeps the group membership alive while a batch is being handed over (its handlers may take a while). */
+  async function whileBeating<A>(heartbeat: () => Promise<void>, work: () => Promise<A>) {
+    const beat = setInterval(() => { heartbeat().catch(() => {}) }, Math.max(500, Math.floor(sessionTimeout / 3)))
+    try { return await work() } finally { clearInterval(beat) }
+  }
+}
+
+const parse = (message: KafkaMessage) => JSON.parse(message.value!.toString()) as RecordedEvent
+
+type Progress = ReturnType<typeof makeProgress>
+
+/** A subscriber's checkpoint: the highest position below which everything it received is finished. */
+const makeProgress = () => {
+  const inFlight = new Set<number>()
+  let finishedMax = 0
+  const finished = (event: RecordedEvent) => {
+    inFlight.delete(event.position)
+    finishedMax = Math.max(finishedMax, event.position)
+  }
+  return {
+    received: (event: RecordedEvent) => { inFlight.add(event.position) },
+    finished,
+    /** The handler, reporting each event it finished. */
+    track: (handler: EventHandler): EventHandler => async (event) => {
+      await handler(event)
+      finished(event)
+    },
+    checkpoint: () => (inFlight.size > 0 ? Math.min(...inFlight) - 1 : finishedMax),
   }
 }
 

@@ -15,6 +15,9 @@ export interface DispatcherOptions {
   readonly slots?: Slots
 }
 
+/** Attempts per event when a subscription does not say. */
+export const DEFAULT_MAX_ATTEMPTS = 5
+
 export interface Slots {
   readonly acquire: () => Promise<void>
   readonly release: () => void
@@ -47,7 +50,7 @@ export const makeDispatcher = (options: DispatcherOptions) => {
   const bufferLimit = options.concurrency * 8
   const bufferWaiters: (() => void)[] = []
   let checkpoint = 0
-  const maxAttempts = options.maxAttempts ?? 5
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS
   const { acquire, release } = options.slots ?? makeSlots(options.concurrency)
   const advance = () => {
     let moved = false

@@ -9,24 +9,31 @@ export const scopedEventLog = (log: EventLogService): Effect.Effect<EventLogServ
   Effect.gen(function* () {
     const live = new Set<Subscription>()
     yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all([...live].map((subscription) => subscription.stop()))))
+    const track = (subscription: Subscription) => {
+      let stopping: Promise<void> | undefined
+      const tracked: Subscription = {
+        checkpoint: subscription.checkpoint,
+        stop: () => {
+          live.delete(tracked)
+          stopping ??= subscription.stop()
+          return stopping
+        },
+      }
+      live.add(tracked)
+      return tracked
+    }
+    const { subscribeBatches } = log
     return {
       setCheckpoint: log.setCheckpoint,
-      subscribe: (options, handler) => Effect.map(log.subscribe(options, handler), (subscription) => {
-        let stopping: Promise<void> | undefined
-        const tracked: Subscription = {
-          checkpoint: subscription.checkpoint,
-          stop: () => {
-            live.delete(tracked)
-            stopping ??= subscription.stop()
-            return stopping
-          },
-        }
-        live.add(tracked)
-        return tracked
-      }),
-    }
+      subscribe: (options, handler) => Effect.map(log.subscribe(options, handler), track),
+      ...(subscribeBatches ? { subscribeBatches: (options, handler) => Effect.map(subscribeBatches(options, handler), track) } : {}),
+    } satisfies EventLogService
   })
 
 /** A subscription for the lifetime of a scope: stopped (its in-flight handlers settled) when the scope closes. */
 export const scopedSubscription = (log: EventLogService, options: SubscriptionOptions, handler: EventHandler) =>
-  Effect.acquireRelease(log.subscribe(options, handler), (subscription) => Effect.promise(() => subscription.stop()))
+  untilScopeCloses(log.subscribe(options, handler))
+
+/** Ends a subscription when the scope closes. */
+export const untilScopeCloses = <E>(subscribing: Effect.Effect<Subscription, E>) =>
+  Effect.acquireRelease(subscribing, (subscription) => Effect.promise(() => subscription.stop()))

@@ -2,7 +2,7 @@ import { Effect, FiberRef, Layer, type Scope } from 'effect'
 import { MongoClient, type AnyBulkWriteOperation, type Filter as MongoFilter, type Document } from 'mongodb'
 import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FilterValue } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
-import { makeWriteBehind, type SendWrites, type WriteBehind } from './write-behind.js'
+import { makeWriteBehind, type ReadMany, type SendWrites, type WriteBehind } from './write-behind.js'
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
@@ -57,6 +57,8 @@ export const mongoDocumentStore = (options: MongoDocumentStoreOptions): Effect.E
     }), { discard: true })
   }
 
+  const readMany: ReadMany = (name, ids) => attempt(async () => (await collection(name).find({ _id: { $in: ids as never[] } }).toArray()) as unknown as Doc[])
+
   // The batch the current fiber runs in, if any: fibers forked inside a batch inherit it, every other fiber sees null.
   const currentBatch = yield* FiberRef.make<WriteBehind | null>(null)
   const withBatch = <A, E, R>(direct: Effect.Effect<A, E, R>, batched: (batch: WriteBehind) => Effect.Effect<A, E, R>) =>
@@ -78,10 +80,7 @@ export const mongoDocumentStore = (options: MongoDocumentStoreOptions): Effect.E
   return {
     get: (name, id) => {
       const direct = attempt(async () => (await collection(name).findOne({ _id: id as never })) as unknown as Doc | null)
-      return withBatch(direct, (batch) => {
-        const buffered = batch.get(name, id)
-        return buffered.found ? Effect.succeed(buffered.doc) : direct
-      })
+      return withBatch(direct, (batch) => batch.get(name, id))
     },
     put: (name, doc) => withBatch(
       attempt(async () => { await collection(name).replaceOne({ _id: doc._id as never }, doc, { upsert: true }) }),
@@ -100,7 +99,7 @@ export const mongoDocumentStore = (options: MongoDocumentStoreOptions): Effect.E
     // memory) stay, so each document holds a prefix of its own writes. Replay starts over from cleared collections.
     inBatch: (work) => Effect.flatMap(FiberRef.get(currentBatch), (outer) => outer !== null && !outer.closed
       ? work // A nested batch joins the outer one.
-      : Effect.flatMap(makeWriteBehind(sendWrites), (batch) => Effect.locally(currentBatch, batch)(work).pipe(
+      : Effect.flatMap(makeWriteBehind(sendWrites, readMany), (batch) => Effect.locally(currentBatch, batch)(work).pipe(
         Effect.ensuring(Effect.sync(() => { batch.closed = true })),
         Effect.tap(() => batch.flush()),
       ))),

@@ -119,19 +119,32 @@ start_kafka() {
 }
 
 # ---------------------------------------------------------------- FerretDB
+# FerretDB's source with sqlite-id-index.patch applied, in $1/FerretDB (a copy: the module cache stays untouched), and
+# $1/go.mod, this folder's go.mod pointing at it, for `go build -modfile` (run in the ferretdb folder).
+ferretdb_patched_source() {
+  local out="$1" module
+  need patch
+  go mod download github.com/FerretDB/FerretDB || return 1
+  module="$(go list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)" || return 1
+  rm -rf "$out" && mkdir -p "$out" && cp -r "$module" "$out/FerretDB" && chmod -R u+w "$out/FerretDB" || return 1
+  patch --batch --forward -p1 -d "$out/FerretDB" <sqlite-id-index.patch || return 1
+  cp go.mod go.sum "$out/" && go mod edit -modfile="$out/go.mod" -replace "github.com/FerretDB/FerretDB=$out/FerretDB"
+}
+
 ferretdb_build() {
   local src="$HERE/ferretdb" bin="$SVC_DIR/bin/ferretdb" stamp_file="$SVC_DIR/bin/.ferretdb.stamp" stamp
   need go
-  stamp="$(cat "$src/go.mod" "$src/go.sum" "$src/main.go" | sha256sum | cut -c1-64) $(go env GOVERSION)"
+  stamp="$(cat "$src/go.mod" "$src/go.sum" "$src/main.go" "$src/sqlite-id-index.patch" | sha256sum | cut -c1-64) $(go env GOVERSION)"
   if [ -x "$bin" ] && [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ]; then
     return 0
   fi
   say "mongo: building FerretDB with Go (first run only)"
   mkdir -p "$SVC_DIR/bin"
   if ! (cd "$src" &&
-      GOMODCACHE="$CACHE_DIR/go/mod" GOCACHE="$CACHE_DIR/go/build" \
-      GOFLAGS="-modcacherw -buildvcs=false -mod=readonly" CGO_ENABLED=0 \
-      go build -trimpath -tags ferretdb_no_postgresql -o "$bin.tmp" .) >"$LOG_DIR/ferretdb-build.log" 2>&1; then
+      export GOMODCACHE="$CACHE_DIR/go/mod" GOCACHE="$CACHE_DIR/go/build" \
+        GOFLAGS="-modcacherw -buildvcs=false -mod=readonly" CGO_ENABLED=0 &&
+      ferretdb_patched_source "$SVC_DIR/build/ferretdb" &&
+      go build -trimpath -tags ferretdb_no_postgresql -modfile "$SVC_DIR/build/ferretdb/go.mod" -o "$bin.tmp" .) >"$LOG_DIR/ferretdb-build.log" 2>&1; then
     fail_with_log mongo "could not build FerretDB" "$LOG_DIR/ferretdb-build.log"
     return 1
   fi
