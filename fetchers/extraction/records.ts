@@ -22,34 +22,44 @@ export function runRecords(hook: ExtractionHook, page: PageContext): HookResult 
   const $ = page.dom()
   if (!$) return failed(hook, NOT_MARKUP)
   const containers = page.select(hook.container!)!
-  const fields = Object.entries(hook.fields!)
-  const located = fields.map(([, field]) => locate($, containers, field.selector, page.xml))
+  const fields: ReadField[] = Object.entries(hook.fields!).map(([name, field]) => ({ name, field, find: finder($, field.selector, page.xml) }))
+  // Rows past max_results are not returned, but they are counted: only their required fields are read, to know
+  // whether each one is a row or a skipped record.
+  const required = fields.filter((f) => f.field.required)
   const rows: Record<string, unknown>[] = []
+  let found = 0
   let skipped = 0
-  containers.forEach((_, i) => {
-    const row = readRow(fields, located.map((elements) => elements[i]), page)
-    if (row) rows.push(row)
-    else skipped++
-  })
+  for (const container of containers) {
+    const row = readRow(rows.length < hook.max_results ? fields : required, container, page)
+    if (!row) skipped++
+    else if (++found <= hook.max_results) rows.push(row)
+  }
   return {
     hook_id: hook.hook_id,
     type: hook.type,
-    status: rows.length > 0 ? 'ok' : 'no_match',
-    result: rows.slice(0, hook.max_results),
-    truncated: rows.length > hook.max_results,
+    status: found > 0 ? 'ok' : 'no_match',
+    result: rows,
+    truncated: found > hook.max_results,
     total_matched: containers.length,
     skipped_records: skipped,
   }
 }
 
+interface ReadField {
+  readonly name: string
+  readonly field: RecordField
+  /** The field's element inside a container. */
+  readonly find: (container: Element) => Element | undefined
+}
+
 /**
- * The first element matching `selector` inside each container, as cheerio's `$(container).find`
+ * The first element matching `selector` inside a container, as cheerio's `$(container).find`
  * finds it, but with the selector compiled once instead of once per container: its leftmost part
  * must match the container or something inside it (rootFunc), `:scope` is the container, and a
  * leading `>` means `:scope >`.
  */
-function locate($: CheerioAPI, containers: Element[], selector: string, xml: boolean): Array<Element | undefined> {
-  if (CHEERIO_ONLY.test(selector)) return containers.map((c) => $(c).find(selector)[0] as Element | undefined)
+function finder($: CheerioAPI, selector: string, xml: boolean): (container: Element) => Element | undefined {
+  if (CHEERIO_ONLY.test(selector)) return (c) => $(c).find(selector)[0] as Element | undefined
   let current: Element | undefined
   const inside = (el: Element) => {
     for (let n: AnyNode | null = el; n; n = n.parent) if (n === current) return true
@@ -59,18 +69,17 @@ function locate($: CheerioAPI, containers: Element[], selector: string, xml: boo
   const query = compile<AnyNode, Element>(absolute, { xmlMode: xml, rootFunc: inside, pseudos: { scope: (el) => el === current } })
   // Like cheerio, a selector starting with :scope may match the container itself; others only what is inside.
   const withSelf = /^\s*:scope(?![\w-])/.test(absolute)
-  return containers.map((c) => {
+  return (c) => {
     current = c
     return selectOne<AnyNode, Element>(query, withSelf ? [c] : c) ?? undefined
-  })
+  }
 }
 
-/** A row, or undefined when a required field is missing. Missing (or empty) values are null unless a default is set. */
-function readRow(fields: Array<[string, RecordField]>, elements: Array<Element | undefined>, page: PageContext) {
+/** A row of `fields`, or undefined when a required field is missing. Missing (or empty) values are null unless a default is set. */
+function readRow(fields: readonly ReadField[], container: Element, page: PageContext) {
   const row: Record<string, unknown> = {}
-  for (let f = 0; f < fields.length; f++) {
-    const [name, field] = fields[f]
-    const el = elements[f]
+  for (const { name, field, find } of fields) {
+    const el = find(container)
     let value: unknown = null
     if (el) value = field.attribute !== undefined ? (attributeOf(el, field.attribute) ?? null) : elementText(el, page.xml)
     if (!isMissing(value) && field.transform) value = applyTransforms(value, field.transform, page.page.url)
