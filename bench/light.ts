@@ -1,8 +1,11 @@
 /**
  * bench:light — N light jobs through the API (separate service process, embedded profile) against a local fixture
- * server, beside a raw fetch loop of the light tier's HTTP client (chromium-client, the same Chromium profile, no gateway,
- * no service), and beside Crawlee's HttpCrawler when `@crawlee/http` is installed, against the same server in the same run.
+ * server, beside a raw fetch loop of the light tier's HTTP client (chromium-client, the same Chromium profile, through
+ * an egress gateway of the bench's own as the service's fetches go through the service's, no service), and beside
+ * Crawlee's HttpCrawler when `@crawlee/http` is installed, against the same server in the same run.
  */
+import { parseAllowlist } from '../domain/address-policy.js'
+import { startEgressGateway } from '../fetchers/egress/index.js'
 import { startFixtureSite } from '../test/fixtures/site.js'
 import { tempDataDir, waitFor } from '../test/helpers/service.js'
 import { runCli, spawnService } from '../test/helpers/process.js'
@@ -10,6 +13,7 @@ import { rawLightFetch, stopRawLightClient } from './raw-light-fetch.js'
 import { runCrawleeBaseline } from './crawlee-baseline.js'
 import { fmt, percentile, pool } from './stats.js'
 import { awaitSucceededResult } from './await-result.js'
+import { processCpuMs } from './process-cpu.js'
 
 const N = Number(process.env.BENCH_JOBS ?? 300)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
@@ -17,7 +21,9 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const site = await startFixtureSite()
 const env = { DATA_DIR: tempDataDir('bench-light'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, FETCHER_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'error' }
 const { api_key: adminKey } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise', '--rate-limit-rpm', '100000', '--daily-quota', '100000000'])
-const service = await spawnService(env)
+// BENCH_CPU_PROF=DIR writes the service's CPU profile (node --cpu-prof) into DIR when it stops.
+const profileDir = process.env.BENCH_CPU_PROF
+const service = await spawnService(env, [], profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])
 process.on('exit', () => service.child.kill('SIGKILL')) // also when the bench fails half-way
 // A key whose request rate is not the limit being measured.
 await waitFor(async () => (await fetch(`${service.base}/v1/keys`, { headers: { 'x-api-key': adminKey } })).status === 200, 30_000)
@@ -32,6 +38,8 @@ const headers = { 'x-api-key': key, 'content-type': 'application/json' }
 const runServiceJobs = async (count: number) => {
   const latencies: number[] = []
   const started = performance.now()
+  const serviceCpu = processCpuMs(service.child.pid!)
+  const benchCpu = process.cpuUsage()
   await pool(count, CONCURRENCY, async () => {
     const t0 = performance.now()
     const res = await fetch(`${service.base}/v1/jobs`, { method: 'POST', headers, body: JSON.stringify({ job_type: 'light', target_url: `${site.origin}/page` }) })
@@ -39,13 +47,23 @@ const runServiceJobs = async (count: number) => {
     await awaitSucceededResult(service.base, job_id, headers)
     latencies.push(performance.now() - t0)
   })
-  return { seconds: (performance.now() - started) / 1000, latencies }
+  const serviceCpuAfter = processCpuMs(service.child.pid!)
+  const benchCpuUsed = process.cpuUsage(benchCpu)
+  return {
+    seconds: (performance.now() - started) / 1000, latencies,
+    cpuMsPerJob: serviceCpu && serviceCpuAfter ? {
+      service: (serviceCpuAfter.own - serviceCpu.own) / count, client: (serviceCpuAfter.children - serviceCpu.children) / count,
+    } : null,
+    benchCpuMsPerJob: (benchCpuUsed.user + benchCpuUsed.system) / 1000 / count,
+  }
 }
 
+// The service's fetches pass its egress gateway (a CONNECT tunnel per kept-alive connection): the raw loop passes one too.
+const gateway = await startEgressGateway({ allowlist: parseAllowlist(env.SSRF_ALLOWLIST) })
 const runRawClient = async (count: number) => {
   const latencies: number[] = []
   const started = performance.now()
-  await pool(count, CONCURRENCY, async () => { latencies.push(await rawLightFetch(`${site.origin}/page`)) })
+  await pool(count, CONCURRENCY, async () => { latencies.push(await rawLightFetch(`${site.origin}/page`, gateway.url)) })
   return { seconds: (performance.now() - started) / 1000, latencies }
 }
 
@@ -60,12 +78,14 @@ service.child.kill('SIGTERM')
 await service.exited
 await site.close()
 await stopRawLightClient()
+await gateway.close()
 
 const svcRate = N / svc.seconds
 const rawRate = N / raw.seconds
 console.log(`bench:light  jobs=${N} concurrency=${CONCURRENCY}`)
 console.log(`service  ${fmt(svcRate)} jobs/s   submit-to-result p50 ${fmt(percentile(svc.latencies, 50))} ms  p99 ${fmt(percentile(svc.latencies, 99))} ms`)
-console.log(`raw client ${fmt(rawRate)} fetches/s  p50 ${fmt(percentile(raw.latencies, 50))} ms  p99 ${fmt(percentile(raw.latencies, 99))} ms`)
+if (svc.cpuMsPerJob) console.log(`service CPU per job ${fmt(svc.cpuMsPerJob.service, 2)} ms (its light-tier client ${fmt(svc.cpuMsPerJob.client, 2)} ms); bench's own ${fmt(svc.benchCpuMsPerJob, 2)} ms`)
+console.log(`raw client (through an egress gateway) ${fmt(rawRate)} fetches/s  p50 ${fmt(percentile(raw.latencies, 50))} ms  p99 ${fmt(percentile(raw.latencies, 99))} ms`)
 if (crawlee) console.log(`crawlee HttpCrawler ${fmt(N / crawlee.seconds)} pages/s`)
 else console.log('crawlee HttpCrawler not installed (@crawlee/http is a dev dependency): no Crawlee ratio')
 console.log(`ratio: ${(svcRate / rawRate).toFixed(2)}  (service / raw client; goal at least 0.50)`)

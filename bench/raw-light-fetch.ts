@@ -6,12 +6,13 @@ const client = makeChromiumClient({ extraCaFile: null })
 const TRANSPORT = 'raw-bench'
 
 /**
- * One fetch as the light engine makes it, without the service or the gateway: the light tier's HTTP client with
- * Chromium's headers, redirects not followed. The baseline of the light-tier benches. Answers the fetch's milliseconds.
+ * One fetch as the light engine makes it, without the service: the light tier's HTTP client with Chromium's headers,
+ * redirects not followed, through `proxy` (an egress gateway, as the engine's fetches are) or straight to the target
+ * when null. The baseline of the light-tier benches. Answers the fetch's milliseconds.
  */
-export const rawLightFetch = async (url: string): Promise<number> => {
+export const rawLightFetch = async (url: string, proxy: string | null = null): Promise<number> => {
   const t0 = performance.now()
-  const response = await client.exchange({ transport: TRANSPORT, proxy: null, method: 'GET', url, headers: requestHeaders(new URL(url), {}), timeoutMs: 30_000 })
+  const response = await client.exchange({ transport: TRANSPORT, proxy, method: 'GET', url, headers: requestHeaders(new URL(url), {}), timeoutMs: 30_000 })
   for await (const _chunk of response.body);
   return performance.now() - t0
 }

@@ -12,9 +12,21 @@ export const encodeEvent = (event: DomainEvent): { type: string; data: Record<st
   return { type: _tag, data }
 }
 
+/**
+ * Decodings by recorded data: an event store hands out frozen records it holds in memory (a stream read again, the log
+ * tail), and a frozen record is decoded once however many commands read it. Unfrozen data is decoded each time.
+ */
+const decodedData = new WeakMap<object, DomainEvent>()
+
 /** Decodes an event of a stream the caller owns (a command's own history); a mismatch is a defect. */
-export const decodeEvent = (type: string, data: unknown): DomainEvent =>
-  decode({ ...(data as object), _tag: type })
+export const decodeEvent = (type: string, data: unknown): DomainEvent => {
+  const held = typeof data === 'object' && data !== null && Object.isFrozen(data)
+  const known = held ? decodedData.get(data) : undefined
+  if (known !== undefined && known._tag === type) return known
+  const decoded = decode({ ...(data as object), _tag: type })
+  if (held) decodedData.set(data, decoded)
+  return decoded
+}
 
 /** A union of one member is the member itself. */
 const tagsOf = (schema: Schema.Schema.AnyNoContext): readonly string[] =>

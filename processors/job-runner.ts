@@ -51,17 +51,41 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
     metadata: { correlation_id: envelope.metadata.correlation_id, causation_id: envelope.event_id, actor: `fetcher:${options.workerId}` },
   })
 
+  const now = () => new Date().toISOString()
+
+  /**
+   * Loads the job and records its start, in one run. Null when there is nothing to run (an unknown or finished job);
+   * `engine` null when no engine of this fetcher can run it (it is then failed at once, and a start recorded by an
+   * earlier attempt is no conflict).
+   */
+  const start = (jobId: string, envelope: EventEnvelope) =>
+    Effect.gen(function* () {
+      const { state } = yield* loadJob(jobId)
+      if (state.status === 'none' || state.status === 'succeeded' || state.status === 'failed') return null
+      const engine = options.engines[state.spec.job_type]
+      const runnable = engine !== undefined && (!state.spec.recipe || options.recipes !== undefined)
+      const starting = runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope))
+      yield* runnable ? starting : starting.pipe(Effect.catchTag('StateConflict', () => Effect.void))
+      return { state, engine: runnable ? engine : null }
+    })
+
   const runJob = async (jobId: string, envelope: EventEnvelope): Promise<void> => {
-    const { state } = await run(loadJob(jobId))
-    if (state.status === 'none' || state.status === 'succeeded' || state.status === 'failed') return
-    const engine = options.engines[state.spec.job_type]
-    const now = () => new Date().toISOString()
+    const started = await run(start(jobId, envelope))
+    if (started === null) return
+    const { state, engine } = started
     const startedAt = performance.now()
-    // Only the worker whose terminal event was appended counts the job: a lost race (StateConflict) counts nothing.
-    const finish = async (command: JobCommand) => {
-      const appended = await run(runJobCommand(command, state.org_id, ctx(envelope)).pipe(
-        Effect.as(true), Effect.catchTag('StateConflict', () => Effect.succeed(false)),
-      ))
+    /**
+     * Stores the artifacts and records the end the outcome makes of their records, in one run. Only the worker whose
+     * terminal event was appended counts the job: a lost race (StateConflict) counts nothing.
+     */
+    const finish = async (outcome: (artifacts: readonly ArtifactRecord[]) => JobCommand, artifacts: readonly EngineArtifact[] = []) => {
+      const { command, appended } = await run(Effect.gen(function* () {
+        const command = outcome(yield* storeArtifacts(state.org_id, jobId, artifacts))
+        const appended = yield* runJobCommand(command, state.org_id, ctx(envelope)).pipe(
+          Effect.as(true), Effect.catchTag('StateConflict', () => Effect.succeed(false)),
+        )
+        return { command, appended }
+      }))
       if (!appended) return
       const succeeded = command._tag === 'SucceedJob'
       options.metrics?.jobFinished({
@@ -70,21 +94,17 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
       })
     }
 
-    const recipeBlock = state.spec.recipe
-    if (!engine || (recipeBlock && !options.recipes)) {
-      await run(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope)).pipe(
-        Effect.catchTag('StateConflict', () => Effect.void),
-      ))
+    if (engine === null) {
       const manifest = jobManifest({ egress: null, engine: { tier: state.spec.job_type }, timing: null, response: null })
-      await finish({ _tag: 'FailJob', job_id: jobId, failure_reason: 'engine_unavailable', message: `the ${state.spec.job_type} engine is not available on this deployment`, manifest, now: now() })
+      await finish(() => ({ _tag: 'FailJob', job_id: jobId, failure_reason: 'engine_unavailable', message: `the ${state.spec.job_type} engine is not available on this deployment`, manifest, now: now() }))
       return
     }
-    await run(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope)))
+    const recipeBlock = state.spec.recipe
     if (recipeBlock && options.recipes) {
       const command = await runRecipeJob(jobId, state.org_id, { ...state.spec, recipe: recipeBlock }, engine, options.recipes, shutdown.signal, now,
         (artifacts) => run(storeArtifacts(state.org_id, jobId, artifacts)))
       if (shutdown.signal.aborted) throw new Error('abandoned at shutdown')
-      await finish(command)
+      await finish(() => command)
       return
     }
     const engineStartedAt = Date.now()
@@ -96,14 +116,12 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
       })
     })
     if (shutdown.signal.aborted) throw new Error('abandoned at shutdown')
-    const artifacts = await run(storeArtifacts(state.org_id, jobId, outcome.artifacts ?? []))
-    const command = outcome.ok
-      ? { _tag: 'SucceedJob' as const, job_id: jobId, manifest: outcome.manifest, artifacts, now: now() }
+    await finish((artifacts) => outcome.ok
+      ? { _tag: 'SucceedJob', job_id: jobId, manifest: outcome.manifest, artifacts, now: now() }
       : {
-        _tag: 'FailJob' as const, job_id: jobId, failure_reason: outcome.failure_reason, message: outcome.message,
+        _tag: 'FailJob', job_id: jobId, failure_reason: outcome.failure_reason, message: outcome.message,
         ...(outcome.manifest ? { manifest: outcome.manifest } : {}), artifacts, now: now(),
-      }
-    await finish(command)
+      }, outcome.artifacts ?? [])
   }
 
   return {

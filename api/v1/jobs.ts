@@ -1,3 +1,4 @@
+import { Effect } from 'effect'
 import type { FastifyInstance } from 'fastify'
 import { currentTime } from '../../commands/clock.js'
 import { submitAdmittedJob } from '../../commands/admit-job.js'
@@ -37,14 +38,16 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     const principal = principalOf(request)
     const checked = validateJobSpec(request.body, { allowlist: ctx.settings.ssrfAllowlist, isTimeZone })
     if (!checked.ok) throw checked.missing.length > 0 ? new MissingFields({ errors: checked.missing }) : new ValidationFailed({ errors: checked.errors })
-    const admission = await ctx.run(submitAdmittedJob({
-      org_id: principal.org_id, plan: principal.plan as PlanName,
-      key: { key_id: principal.key_id, limits: principal.limits }, enforcement: principal.limits.enforcement_mode,
-      spec: checked.spec, allowlist: ctx.settings.ssrfAllowlist, now: await ctx.run(currentTime),
-      metadata: requestMetadata(request, `api_key:${principal.key_id}`),
+    const metadata = requestMetadata(request, `api_key:${principal.key_id}`)
+    const { admission, current } = await ctx.run(Effect.gen(function* () {
+      const admission = yield* submitAdmittedJob({
+        org_id: principal.org_id, plan: principal.plan as PlanName,
+        key: { key_id: principal.key_id, limits: principal.limits }, enforcement: principal.limits.enforcement_mode,
+        spec: checked.spec, allowlist: ctx.settings.ssrfAllowlist, now: yield* currentTime, metadata,
+      })
+      // Answered once the job is readable, so a GET right after this answer finds it.
+      return { admission, current: yield* waitForPosition(JOBS, admission.job_id, admission.position) }
     }))
-    // Answered once the job is readable, so a GET right after this answer finds it.
-    const current = await ctx.run(waitForPosition(JOBS, admission.job_id, admission.position))
     if (admission._tag === 'Created') {
       observe(request, reply, principal, admission.observed)
       return reply.code(202).send(jobView(requestedJobDoc(admission.requested)))
@@ -132,12 +135,13 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     const { job_id } = request.params as { job_id: string }
     const { wait } = request.query as { wait: number }
     const orgId = principalOf(request).org_id
-    let doc = await ctx.run(getJob(orgId, job_id))
-    if ((doc.status === 'queued' || doc.status === 'running') && wait > 0) {
-      const end = await ctx.run(awaitJobEndWithin(job_id, wait))
+    const doc = await ctx.run(Effect.gen(function* () {
+      const doc = yield* getJob(orgId, job_id)
+      if ((doc.status !== 'queued' && doc.status !== 'running') || wait === 0) return doc
+      const end = yield* awaitJobEndWithin(job_id, wait)
       // The job's stream says it ended; the answer is the read model once it has caught up with that end.
-      if (end !== null) doc = (await ctx.run(waitForPosition(JOBS, job_id, end.position))) ?? doc
-    }
+      return end === null ? doc : (yield* waitForPosition(JOBS, job_id, end.position)) ?? doc
+    }))
     if (doc.status === 'queued' || doc.status === 'running') {
       throw new StateConflict({ code: 'result_not_ready', message: `job ${job_id} is ${doc.status}; ${wait > 0 ? `it did not end within ${wait} s` : 'retry shortly, or wait with ?wait=SECONDS'}` })
     }

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
-import { mkdir, readFile, rm, writeFile, rename } from 'node:fs/promises'
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { readFile, rm, writeFile, rename } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import { Context, Effect, Layer } from 'effect'
 import { BlobNotFound, BlobStore, type BlobStoreService } from '../../ports/blob-store.js'
@@ -14,6 +15,26 @@ export interface LocalBlobOptions {
 }
 
 const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._\/-]{0,511}$/
+
+/**
+ * Files up to this size are written with blocking calls: for a page or a small JSON, the thread-pool round trips of
+ * the promise calls (open, write, close, rename, each one) cost the event loop more than the writes themselves.
+ */
+const WRITE_SYNC_BELOW_BYTES = 256 * 1024
+/** Folders this store made lately, so a job's later artifacts skip the mkdir (forgotten past this many). */
+const KNOWN_FOLDERS = 4096
+
+/** Write then rename, so a reader never sees half a file. */
+const writeWhole = async (path: string, bytes: Uint8Array | string) => {
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`
+  if (bytes.length < WRITE_SYNC_BELOW_BYTES) {
+    writeFileSync(tmp, bytes)
+    renameSync(tmp, path)
+    return
+  }
+  await writeFile(tmp, bytes)
+  await rename(tmp, path)
+}
 
 /** The signed content: the key, its expiry and the file name it downloads as. */
 const signature = (secret: string, key: string, expires: number, name: string) =>
@@ -41,19 +62,31 @@ export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService 
     return path
   }
   const fail = (cause: unknown) => new StoreUnavailable({ cause })
+  const folders = new Set<string>()
+  const ensureFolder = (folder: string) => {
+    if (folders.has(folder)) return
+    mkdirSync(folder, { recursive: true })
+    if (folders.size >= KNOWN_FOLDERS) folders.clear()
+    folders.add(folder)
+  }
+  /** Writes a file in its folder; a known folder someone removed since is made again. */
+  const writeIn = async (path: string, bytes: Uint8Array | string) => {
+    ensureFolder(dirname(path))
+    await writeWhole(path, bytes).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error
+      folders.delete(dirname(path))
+      ensureFolder(dirname(path))
+      return writeWhole(path, bytes)
+    })
+  }
 
   return {
     put: (key, bytes, contentType) => Effect.tryPromise({
       try: async () => {
         const path = pathOf(key)
-        const meta = metaOf(key)
-        await Promise.all([mkdir(dirname(path), { recursive: true }), mkdir(dirname(meta), { recursive: true })])
-        // Write then rename, so a reader never sees half a file.
-        const tmp = `${path}.${process.pid}.${Date.now()}.tmp`
-        await writeFile(tmp, bytes)
-        await writeFile(`${meta}.tmp`, JSON.stringify({ contentType }))
-        await rename(`${meta}.tmp`, meta)
-        await rename(tmp, path)
+        // The content type first: a blob is only readable once both files are there, and the blob's file comes last.
+        await writeIn(metaOf(key), JSON.stringify({ contentType }))
+        await writeIn(path, bytes)
         return { key, size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') }
       },
       catch: fail,

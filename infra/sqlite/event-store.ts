@@ -6,7 +6,8 @@ import {
   type AppendResult, type EventStoreService, type ExpectedRevision, type NewEvent, type RecordedEvent,
 } from '../../ports/event-store.js'
 import { openDatabase } from './database.js'
-import { makeLogTail } from './log-tail.js'
+import { deepFreeze, makeLogTail } from './log-tail.js'
+import { makeStreamCache } from './stream-cache.js'
 
 const SCHEMA = `
 create table if not exists events (
@@ -40,6 +41,8 @@ type Appended = AppendResult & { readonly previousPosition: number; readonly row
 
 /** Events the log tail keeps in memory for the process's subscribers. */
 const TAIL_CAPACITY = 4096
+/** Streams whose events stay in memory for commands that read them again (stream-cache.ts). */
+const STREAM_CACHE_CAPACITY = 4096
 
 /** The SQLite event store plus an in-process signal raised after every append (for low-latency subscriptions). */
 export interface SqliteEventStore extends EventStoreService {
@@ -59,6 +62,12 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
   const readAllStmt = db.prepare<[number, number], Row>('select * from events where position > ? order by position limit ?')
   const lastPosition = db.prepare<[], { position: number | null }>('select max(position) as position from events')
   const tail = makeLogTail(TAIL_CAPACITY)
+  const streams = makeStreamCache(STREAM_CACHE_CAPACITY)
+  const readStream = (stream: string): readonly RecordedEvent[] => {
+    const head = streamHead.get(stream)
+    if (!head) return []
+    return streams.read(stream, head.revision) ?? streams.readFromFile(stream, readStreamStmt.all(stream).map(toRecorded))
+  }
   const readFile = (after: number, limit: number) => readAllStmt.all(after, limit).map(toRecorded)
   const readAll = (after: number, limit: number): readonly RecordedEvent[] => {
     const cached = tail.read(after, limit, readFile)
@@ -96,13 +105,17 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
       Effect.try({
         try: () => {
           const result = appendTx.immediate(stream, events, expected)
-          // Committed: the process's subscribers get these events from memory, as the file would answer them.
-          if (result.rows.length > 0) tail.appended(result.rows[0]!.position, result.previousPosition, () => result.rows.map(toRecorded))
+          // Committed: the process's subscribers and later reads of the stream get these events from memory, as the file would answer them.
+          if (result.rows.length > 0) {
+            const recorded = result.rows.map((row) => deepFreeze(toRecorded(row)))
+            tail.appended(result.rows[0]!.position, result.previousPosition, () => recorded)
+            streams.appended(stream, result.rows[0]!.revision - 1, recorded)
+          }
           return { revision: result.revision, position: result.position }
         },
         catch: (e) => (e instanceof WrongExpectedRevision ? e : new StoreUnavailable({ cause: e })),
       }).pipe(Effect.tap(() => Effect.sync(() => appended.emit('append')))),
-    readStream: (stream) => Effect.try({ try: () => readStreamStmt.all(stream).map(toRecorded), catch: (cause) => new StoreUnavailable({ cause }) }),
+    readStream: (stream) => Effect.try({ try: () => readStream(stream), catch: (cause) => new StoreUnavailable({ cause }) }),
     readAll: (after, limit) => Effect.try({ try: () => readAll(after, limit), catch: (cause) => new StoreUnavailable({ cause }) }),
   }
 }

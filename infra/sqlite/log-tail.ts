@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../../ports/event-store.js'
 
 /** Deep-frozen, because every subscriber of the process is handed the same object. */
-const deepFreeze = <T>(value: T): T => {
+export const deepFreeze = <T>(value: T): T => {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     for (const inner of Object.values(value)) deepFreeze(inner)
     Object.freeze(value)

@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { freePort, waitFor } from './service.js'
 
 /** Starts the service as its own OS process (the way `npm start` does), for crash and multi-process tests. */
-export const spawnService = async (env: Record<string, string>, args: string[] = []) => {
+export const spawnService = async (env: Record<string, string>, args: string[] = [], nodeArgs: string[] = []) => {
   const port = env.PORT ? Number(env.PORT) : await freePort()
   const servesApi = !args.some((a) => a.includes('roles')) || args.join(' ').includes('api')
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/main.ts', ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'infra/main.ts', ...args], {
     // Processes without the API announce readiness in their info log.
     env: { ...process.env, LOG_LEVEL: servesApi ? 'warn' : 'info', HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
