@@ -91,10 +91,13 @@ const readWholeLog = Effect.gen(function* () {
   }
 })
 
+/** Wall-clock and CPU seconds (CPU time is what a loaded machine does not inflate much). */
 const timed = async <A>(effect: Effect.Effect<A, unknown, never>) => {
   const t0 = performance.now()
+  const cpu0 = process.cpuUsage()
   const value = await service.run(effect as never) as A
-  return { value, seconds: (performance.now() - t0) / 1000 }
+  const cpu = process.cpuUsage(cpu0)
+  return { value, seconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 }
 }
 
 const generated = await timed(generate as never)
@@ -108,5 +111,6 @@ const readRate = (baseline.value as number) / baseline.seconds
 const replayRate = events / replay.seconds
 console.log(`log read (baseline): ${fmt(readRate, 0)} events/s`)
 console.log(`replay: ${fmt(replayRate, 0)} events/s (${fmt(replay.seconds, 2)} s for ${events} events; goal 50000 events/s)`)
+console.log(`replay CPU: ${fmt(replay.cpuSeconds, 2)} s (${fmt(events / replay.cpuSeconds, 0)} events per CPU second); log read CPU: ${fmt(baseline.cpuSeconds, 2)} s`)
 console.log(`replayed per projection: ${JSON.stringify(replay.value)}`)
 console.log(`ratio: ${fmt(replayRate / readRate, 2)}`)

@@ -1,4 +1,5 @@
 import { ParseResult, Schema } from 'effect'
+import { fastDecoderOf, type FastDecode } from './event-validators.js'
 import { DomainEvent, isCategory, STREAMS, streamCategory, type Category, type EventOf } from './streams.js'
 
 export const SCHEMA_VERSION = 1
@@ -28,15 +29,14 @@ export const decodeEvent = (type: string, data: unknown): DomainEvent => {
   return decoded
 }
 
-/** A union of one member is the member itself. */
-const tagsOf = (schema: Schema.Schema.AnyNoContext): readonly string[] =>
-  Schema.isSchema(schema) && 'members' in schema
-    ? (schema.members as readonly Schema.Schema.AnyNoContext[]).flatMap(tagsOf)
-    : [String((schema as unknown as { identifier: string }).identifier)]
+/** Each category's event classes by type (a union of one member is the member itself). */
+const membersOf = (schema: Schema.Schema.AnyNoContext): readonly Schema.Schema.AnyNoContext[] =>
+  Schema.isSchema(schema) && 'members' in schema ? (schema.members as readonly Schema.Schema.AnyNoContext[]).flatMap(membersOf) : [schema]
+const CLASSES_BY_CATEGORY = new Map(Object.values(STREAMS).map((entry) => [
+  entry.name, new Map(membersOf(entry.events as Schema.Schema.AnyNoContext).map((member) => [String((member as unknown as { identifier: string }).identifier), member])),
+]))
 
-const TYPES_BY_CATEGORY = new Map<string, ReadonlySet<string>>(
-  Object.values(STREAMS).map((entry) => [entry.name, new Set(tagsOf(entry.events))]),
-)
+const TYPES_BY_CATEGORY = new Map<string, ReadonlySet<string>>([...CLASSES_BY_CATEGORY].map(([name, classes]) => [name, new Set(classes.keys())]))
 const KNOWN_TYPES = new Set([...TYPES_BY_CATEGORY.values()].flatMap((types) => [...types]))
 
 export const isKnownEventType = (type: string): boolean => KNOWN_TYPES.has(type)
@@ -74,7 +74,22 @@ export const decodeStored = <C extends Category>(
  */
 const decodedOnce = new WeakMap<object, StoredDecoding<DomainEvent>>()
 
+/** Fast decodings by category and type, compiled on first use (null: the type does not qualify). */
+const fastDecodings = new Map<string, FastDecode | null>()
+const fastDecodingOf = (name: Category, type: string): FastDecode | null => {
+  const key = `${name}\u0000${type}`
+  let found = fastDecodings.get(key)
+  if (found === undefined) {
+    const member = CLASSES_BY_CATEGORY.get(name)?.get(type)
+    fastDecodings.set(key, (found = member ? fastDecoderOf(member) ?? null : null))
+  }
+  return found
+}
+
 const decodeOfCategory = (name: Category, recorded: { readonly type: string; readonly data: unknown }): StoredDecoding<DomainEvent> => {
+  // The common case (data of exactly the schema's shape) with a compiled validator; the rest by the schema.
+  const fast = fastDecodingOf(name, recorded.type)?.(recorded.data)
+  if (fast !== undefined) return { ok: true, event: fast as DomainEvent }
   const decoded = decoders.get(name)!({ ...(recorded.data as object), _tag: recorded.type })
   if (decoded._tag === 'Right') return { ok: true, event: decoded.right as DomainEvent }
   const fields = [...new Set(ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((issue) => issue.path.join('.') || '(event)'))]

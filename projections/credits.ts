@@ -52,10 +52,11 @@ const add = <D extends Stored<object>>(
   view: DocumentView, into: Collection<D>, id: string, envelope: EventEnvelope,
   deltas: Partial<Record<Counter<D>, number>>, fixed: Partial<Omit<D, '_id' | '_position'>>,
 ) =>
-  updateDoc(view, into, id, envelope, (doc) => ({
-    ...fixed,
-    ...Object.fromEntries(Object.entries<number | undefined>(deltas).map(([field, delta]) => [field, count(doc, field) + (delta ?? 0)])),
-  }) as Omit<D, '_id' | '_position'>)
+  updateDoc(view, into, id, envelope, (doc) => {
+    const next: Record<string, unknown> = { ...fixed }
+    for (const [field, delta] of Object.entries<number | undefined>(deltas)) next[field] = count(doc, field) + (delta ?? 0)
+    return next as Omit<D, '_id' | '_position'>
+  })
 
 const count = (doc: object | null, field: string): number => {
   const value: unknown = doc === null ? undefined : Reflect.get(doc, field)

@@ -107,5 +107,10 @@ export const updateDoc = <D extends Stored<object>>(
   if (current && current._position >= envelope.position) return
   const next = change(current)
   if (next === null) return
-  view.put(into, { ...next, _id: id, _position: envelope.position } as D)
+  // A new value the change just built is stamped in place (a copy per write was a large part of replay's time); the
+  // current document itself, or a frozen one, is copied, as documents read are never changed.
+  const doc = (next === current || Object.isFrozen(next) ? { ...next } : next) as unknown as { _id: string; _position: number }
+  doc._id = id
+  doc._position = envelope.position
+  view.put(into, doc as D)
 }

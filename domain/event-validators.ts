@@ -1,0 +1,63 @@
+import Ajv2020 from 'ajv/dist/2020.js'
+import { JSONSchema, Schema, SchemaAST } from 'effect'
+
+/**
+ * Compiled validators that decode the common case of a recorded event much faster than the schema does, with the
+ * schema's own result. An event class qualifies when decoding only checks its fields (no field is transformed: no
+ * defaults, no nested classes). Its recorded data then decodes to the class built from that data when the data has
+ * exactly the schema's shape: every value valid and no field the schema does not know (which decoding would drop).
+ * Anything else, and every event of a class that does not qualify, goes to the schema, which strips unknown fields,
+ * applies defaults and names the failing fields.
+ */
+export type FastDecode = (data: unknown) => object | undefined
+
+// Draft 2020-12: Effect's JSON Schemas put shared parts under `$defs`.
+const ajv = new Ajv2020.default({ strict: false, allErrors: false, validateFormats: false })
+
+/** True when the AST has nothing that decoding transforms (its output is its input, field for field). */
+const checksOnly = (ast: SchemaAST.AST): boolean => {
+  switch (ast._tag) {
+    case 'Transformation':
+    case 'Declaration':
+    case 'Suspend':
+      return false
+    case 'TypeLiteral':
+      return ast.propertySignatures.every((property) => checksOnly(property.type)) && ast.indexSignatures.every((index) => checksOnly(index.type))
+    case 'Union':
+      return ast.types.every(checksOnly)
+    case 'TupleType':
+      return ast.elements.every((element) => checksOnly(element.type)) && ast.rest.every((rest) => checksOnly(rest.type))
+    case 'Refinement':
+      return checksOnly(ast.from)
+    default:
+      return true
+  }
+}
+
+interface EventClass {
+  readonly ast: SchemaAST.AST
+  new (props: object, disableValidation: true): object
+}
+
+/** Effect marks some schemas (Unknown, Object) with an `$id` of its own; ajv takes a repeated one for a conflict. */
+const withoutMarkers = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(withoutMarkers)
+  if (node === null || typeof node !== 'object') return node
+  return Object.fromEntries(Object.entries(node)
+    .filter(([key, value]) => !(key === '$id' && typeof value === 'string' && value.startsWith('/schemas/')))
+    .map(([key, value]) => [key, withoutMarkers(value)]))
+}
+
+/** The fast decoding of one event class (its recorded data has no `_tag`), or undefined when it does not qualify. */
+export const fastDecoderOf = (schema: Schema.Schema.AnyNoContext): FastDecode | undefined => {
+  const ast = schema.ast
+  if (ast._tag !== 'Transformation' || ast.from._tag !== 'TypeLiteral' || ast.to._tag !== 'Declaration' || !checksOnly(ast.from)) return undefined
+  const jsonSchema = JSONSchema.make(Schema.encodedSchema(schema)) as { $schema?: string; properties?: Record<string, unknown>; required?: string[]; additionalProperties?: unknown }
+  if (jsonSchema.additionalProperties !== false || !jsonSchema.properties) return undefined
+  delete jsonSchema.$schema
+  delete jsonSchema.properties._tag
+  jsonSchema.required = (jsonSchema.required ?? []).filter((field) => field !== '_tag')
+  const validate = ajv.compile(withoutMarkers(jsonSchema) as object)
+  const Class = schema as unknown as EventClass
+  return (data) => (validate(data) ? new Class(data as object, true) : undefined)
+}
