@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
 import type { Projection } from '../projections/projection.js'
-import { FoldView, loadNeeded, type DocumentNeeded } from '../projections/document-view.js'
+import { DocumentNeeded, FoldView, loadNeeded } from '../projections/document-view.js'
 import type { Doc, DocumentStoreService } from '../ports/document-store.js'
 import type { RecordedEvent, StoreUnavailable } from '../ports/event-store.js'
 
@@ -27,6 +27,9 @@ export interface ReplayDocuments {
  * document reaches the underlying store once, with its last value, when the replay flushes (or when more than
  * HELD_DOCUMENTS are held, or before a query of its collection). The ids written through are remembered, so a read of
  * any other id needs no round trip either. Reads of other collections, and of documents written through, are loaded.
+ *
+ * Memory: at most HELD_DOCUMENTS documents plus the writes of one read of the log (checked between reads), and the ids
+ * of the documents written through (one string each, to answer reads of absent ids without a round trip).
  *
  * The projections share their documents with this store: they build a new document for every change and never change
  * one they read (documents are frozen here, so a projection that tried would fail its tests).
@@ -77,17 +80,17 @@ export const replayDocuments = (underlying: DocumentStoreService, rebuilt: Itera
 
   return {
     fold: (projection, event) => {
-      let skipped: string | undefined
-      const needed = view.attempt((documents) => { skipped = projection.fold(event, documents) })
-      if (needed !== null) return needed
+      const outcome = view.attempt(projection.fold, event)
+      if (outcome instanceof DocumentNeeded) return outcome
       view.settle()
       for (const write of view.writes) {
         const writes = held.get(write.collection)
         if (writes === undefined) throw new Error(`${projection.name} wrote ${write.collection}, which the replay does not rebuild`)
-        if (!writes.has(write.id)) heldCount += 1
+        const size = writes.size
         writes.set(write.id, write.doc === null ? null : Object.freeze(write.doc))
+        heldCount += writes.size - size
       }
-      return skipped
+      return outcome
     },
     load: (needed) => Effect.map(
       needed.filter !== null && held.has(needed.collection) ? Effect.zipRight(writeThrough(needed.collection), loadNeeded(underlying, needed)) : loadNeeded(underlying, needed),

@@ -8,7 +8,7 @@ import { EventStore, type RecordedEvent } from '../ports/event-store.js'
 import { replayDocuments, type ReplayDocuments } from './replay-documents.js'
 
 /** Events read from the log at a time. */
-const EVENTS_PER_READ = 1000
+const EVENTS_PER_READ = 5000
 
 /**
  * Rebuilds read models from position 0: clears their collections, then folds the whole log in order.

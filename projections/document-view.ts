@@ -48,12 +48,11 @@ export class FoldView implements DocumentView {
 
   constructor(private readonly known: KnownDocument) {}
 
-  /** Runs `fold` from the start; answers the read it still needs, or null when it completed. */
-  attempt(fold: (view: DocumentView) => void): DocumentNeeded | null {
+  /** Runs `fold` from the start; answers the read it still needs, or what the fold answered when it completed. */
+  attempt<A, R>(fold: (argument: A, view: DocumentView) => R, argument: A): R | DocumentNeeded {
     this.writes.length = 0
     try {
-      fold(this)
-      return null
+      return fold(argument, this)
     } catch (cause) {
       if (cause instanceof DocumentNeeded) return cause
       throw cause
@@ -109,8 +108,8 @@ export const loadNeeded = (store: DocumentStoreService, needed: DocumentNeeded):
 export const foldIntoStore = (store: DocumentStoreService, fold: (view: DocumentView) => void): Effect.Effect<void, StoreUnavailable> => {
   const view = new FoldView(() => undefined)
   const run: Effect.Effect<void, StoreUnavailable> = Effect.suspend(() => {
-    const needed = view.attempt(fold)
-    if (needed !== null) {
+    const needed = view.attempt((_: undefined, documents) => fold(documents), undefined)
+    if (needed instanceof DocumentNeeded) {
       return Effect.flatMap(loadNeeded(store, needed), (value) => {
         view.remember(needed, value)
         return run
