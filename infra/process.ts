@@ -36,7 +36,7 @@ const rolesLayer = (config: Config, roles: readonly Role[], logger: Logger) => L
   if (roles.includes('projector') || roles.includes('api')) yield* ensureReadModelIndexes
   const gateway = yield* Effect.parallelFinalizers(Effect.gen(function* () {
     if (roles.includes('relay')) yield* Effect.sequentialFinalizers(relayRole(logger, roles.length === 1))
-    if (roles.includes('projector')) yield* Effect.sequentialFinalizers(projectorRole)
+    if (roles.includes('projector')) yield* Effect.sequentialFinalizers(projectorRole(logger))
     const started = roles.includes('fetcher') ? yield* Effect.sequentialFinalizers(fetcherRole(config, logger)) : undefined
     if (roles.includes('fetcher')) yield* Effect.sequentialFinalizers(scrapeRecorderRole(logger))
     if (roles.includes('fetcher')) yield* Effect.sequentialFinalizers(contentMonitorRunnerRole(logger))

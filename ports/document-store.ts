@@ -44,6 +44,11 @@ export interface DocumentStoreService {
    * are dropped, so each document holds a prefix of its own writes. Adapters without grouping just run `work`.
    */
   readonly inBatch: <A, E, R>(work: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnavailable, R>
+  /**
+   * Set by stores whose operations complete synchronously and whose `inBatch` is one all-or-nothing transaction
+   * (SQLite): work run synchronously in a batch can then keep a reader's position with its documents, exactly-once.
+   */
+  readonly atomicBatches?: true
 }
 
 export class DocumentStore extends Context.Tag('DocumentStore')<DocumentStore, DocumentStoreService>() {}

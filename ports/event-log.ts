@@ -30,6 +30,16 @@ export type EventHandler = (event: RecordedEvent) => Promise<void>
  */
 export type BatchHandler = (events: readonly RecordedEvent[]) => Promise<void>
 
+/**
+ * A reader that keeps its position itself, saved together with its own writes (exactly-once): it is handed every
+ * event after `from`, in log order, a batch at a time. A rejected batch is handed again after a pause.
+ */
+export interface BatchReaderOptions {
+  /** For the log's own messages. */
+  readonly name: string
+  readonly from: number
+}
+
 /** The log's own servers (Kafka brokers) could not be reached or refused an operation. */
 export class LogUnavailable extends Data.TaggedError('LogUnavailable')<{ readonly cause: unknown }> {}
 
@@ -46,6 +56,13 @@ export interface EventLogService {
   readonly subscribeBatches?: (options: SubscriptionOptions, handler: BatchHandler) => Effect.Effect<Subscription, EventLogError>
   /** Moves a subscriber's durable checkpoint (replay rebuilds a read model, then resumes its projector from the end). */
   readonly setCheckpoint: (name: string, position: number) => Effect.Effect<void, EventLogError>
+  /** Catch-up logs only: the durable checkpoint of a subscriber name (0 when it has none). */
+  readonly checkpointOf?: (name: string) => Effect.Effect<number, EventLogError>
+  /**
+   * Catch-up logs only: a reader of the whole log keeping its own position (see BatchReaderOptions). Its handler
+   * resolves once the batch is durably handled, or rejects to have it handed again after a pause.
+   */
+  readonly readBatches?: (options: BatchReaderOptions, handler: (events: readonly RecordedEvent[]) => Promise<void>) => Effect.Effect<Subscription, EventLogError>
 }
 
 /** The log processors and `ordering: 'stream'` projections read: Kafka on scale-out, the store's own log embedded. */

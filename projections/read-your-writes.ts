@@ -6,6 +6,8 @@ import type { Collection, Stored } from './projection.js'
 const PATIENCE_MS = 3_000
 /** Pause between two rounds of a watch, so a fast store is not asked in a tight loop. */
 const ROUND_PAUSE_MS = 5
+/** The same, for a store whose projections run in this process and say when they commit (a round follows each). */
+const WOKEN_ROUND_PAUSE_MS = 50
 
 interface Waiter {
   readonly id: string
@@ -18,6 +20,42 @@ interface Waiter {
 const watches = new WeakMap<DocumentStoreService, Map<string, Waiter[]>>()
 
 /**
+ * Per document store whose projections run in this process: how many times they committed, and the watches to wake
+ * after their next commit.
+ */
+const commits = new WeakMap<DocumentStoreService, { count: number; readonly wakes: Set<() => void> }>()
+
+/** Called by the process's projections after their writes to `docs` committed: waiting requests look again at once. */
+export const readModelsApplied = (docs: DocumentStoreService): void => {
+  const known = commits.get(docs)
+  if (known === undefined) {
+    commits.set(docs, { count: 1, wakes: new Set() })
+    return
+  }
+  known.count += 1
+  for (const wake of [...known.wakes]) wake()
+}
+
+/** The projections' commits so far (a watch notes it before reading, so a commit made meanwhile is not missed). */
+const commitCount = (docs: DocumentStoreService) => commits.get(docs)?.count ?? 0
+
+/** The pause before a watch's next round: none when the store's projections committed since `seen`, else until they do. */
+const nextRound = (docs: DocumentStoreService, seen: number) => {
+  const known = commits.get(docs)
+  if (known === undefined) return Effect.sleep(ROUND_PAUSE_MS)
+  if (known.count !== seen) return Effect.void
+  const woken = Effect.async<void>((resume) => {
+    const wake = () => {
+      known.wakes.delete(wake)
+      resume(Effect.void)
+    }
+    known.wakes.add(wake)
+    return Effect.sync(() => { known.wakes.delete(wake) })
+  })
+  return Effect.raceFirst(woken, Effect.sleep(WOKEN_ROUND_PAUSE_MS))
+}
+
+/**
  * One watch per collection and store: each round reads every awaited document with one query, answers the requests
  * whose document has caught up (or whose patience ran out), and goes on while any request waits. So the store sees
  * one query per round however many requests wait, rather than one poll per request.
@@ -25,6 +63,7 @@ const watches = new WeakMap<DocumentStoreService, Map<string, Waiter[]>>()
 const watch = (docs: DocumentStoreService, collection: string, waiters: Waiter[], done: () => void) => Effect.gen(function* () {
   while (waiters.length > 0) {
     const ids = [...new Set(waiters.map((w) => w.id))]
+    const seen = commitCount(docs)
     const found = yield* Effect.either(docs.find(collection, { _id: { $in: ids } }))
     const now = yield* Clock.currentTimeMillis
     const byId = new Map(found._tag === 'Right' ? found.right.map((doc) => [doc._id, doc]) : [])
@@ -38,7 +77,7 @@ const watch = (docs: DocumentStoreService, collection: string, waiters: Waiter[]
       yield* answer
       waiters.splice(waiters.indexOf(waiter), 1)
     }
-    if (waiters.length > 0) yield* Effect.sleep(ROUND_PAUSE_MS)
+    if (waiters.length > 0) yield* nextRound(docs, seen)
   }
   done()
 })

@@ -1,9 +1,10 @@
-import { EventEmitter } from 'node:events'
-import { Effect } from 'effect'
+import type { EventEmitter } from 'node:events'
+import { Cause, Effect, Either, Exit, Runtime } from 'effect'
 import { streamCategory } from '../../domain/streams.js'
 import type { EventLogService } from '../../ports/event-log.js'
-import type { EventStoreService, StoreUnavailable } from '../../ports/event-store.js'
+import type { EventStoreService, RecordedEvent, StoreUnavailable } from '../../ports/event-store.js'
 import { makeDispatcher } from './dispatcher.js'
+import { makeLogWake } from './log-wake.js'
 
 /** Where a catch-up subscriber's durable checkpoint lives (the SQLite file, or the document store). */
 export interface CheckpointStore {
@@ -21,13 +22,69 @@ export interface CatchUpOptions {
 
 const BATCH = 500
 
+/** Pause before a failed batch is handed to a batch reader again. */
+const retryPauseMs = (attempt: number) => Math.min(5000, 100 * 2 ** attempt)
+
 /** Catch-up subscriptions over the event store's ordered log, with durable checkpoints. */
 export const makeCatchUpLog = (store: EventStoreService, checkpoints: CheckpointStore, options: CatchUpOptions = {}): EventLogService => {
-  const pollMs = options.pollIntervalMs ?? 200
   const log = options.log ?? (() => {})
+  const wake = makeLogWake(options.pollIntervalMs ?? 200, options.appended)
+
+  // A store that answers synchronously (SQLite, memory) is read without a promise round per read.
+  let answersAtOnce = true
+  const readBatch = async (after: number): Promise<Either.Either<readonly RecordedEvent[], unknown>> => {
+    const read = Effect.either(store.readAll(after, BATCH))
+    if (answersAtOnce) {
+      const exit = Effect.runSyncExit(read)
+      if (Exit.isSuccess(exit)) return exit.value
+      const defect = Cause.squash(exit.cause)
+      if (!Runtime.isAsyncFiberException(defect)) return Either.left(defect)
+      answersAtOnce = false
+    }
+    return Effect.runPromise(read).catch((defect: unknown) => Either.left(defect))
+  }
+
+  /**
+   * Reads the log after `start` until stopped: each batch goes to `deliver`, which answers the position it reached
+   * (the next read starts after it); at the end of the log it waits for the next wake.
+   */
+  const follow = (name: string, start: number, deliver: (events: readonly RecordedEvent[], stopped: () => boolean) => Promise<number>) => {
+    let stopped = false
+    let stop: () => void = () => {}
+    const stopping = new Promise<void>((resolve) => { stop = resolve })
+    let cursor = start
+    wake.join()
+    const loop = (async () => {
+      try {
+        while (!stopped) {
+          const seen = wake.generation()
+          const batch = await readBatch(cursor)
+          if (Either.isLeft(batch)) log(`subscriber ${name} could not read the log`, batch.left)
+          else if (batch.right.length > 0) {
+            const reached = await deliver(batch.right, () => stopped)
+            const moved = reached > cursor
+            if (moved) cursor = reached
+            if (moved && batch.right.length === BATCH) continue
+          }
+          if (!stopped) await Promise.race([wake.next(seen), stopping])
+        }
+      } finally {
+        wake.leave()
+      }
+    })()
+    return {
+      stopping,
+      stop: async () => {
+        stopped = true
+        stop()
+        await loop
+      },
+    }
+  }
 
   return {
     setCheckpoint: checkpoints.save,
+    checkpointOf: checkpoints.load,
     subscribe: (subscription, handler) => Effect.map(checkpoints.load(subscription.name), (start) => {
       const categories = subscription.categories ? new Set(subscription.categories) : null
       // One save in flight at a time; positions reached meanwhile are saved (the latest only) when it completes.
@@ -56,44 +113,44 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
         onError: (event, error, attempt) => log(`subscriber ${subscription.name} failed on ${event.type} at ${event.position} (attempt ${attempt})`, error),
       })
       dispatcher.setCheckpoint(start)
-      let readCursor = start
-      let wake: (() => void) | null = null
-      const onAppend = () => wake?.()
-      options.appended?.on('append', onAppend)
-
-      const loop = (async () => {
-        while (!stopped) {
-          const batch = await Effect.runPromise(Effect.either(store.readAll(readCursor, BATCH)))
-          if (batch._tag === 'Left') {
-            log(`subscriber ${subscription.name} could not read the log`, batch.left)
-          } else {
-            for (const event of batch.right) {
-              if (stopped) break
-              await dispatcher.dispatch(event, categories === null || categories.has(streamCategory(event.stream)))
-              readCursor = event.position
-            }
-            if (batch.right.length === BATCH) continue
-          }
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, pollMs)
-            wake = () => { clearTimeout(timer); resolve() }
-          })
-          wake = null
+      const reader = follow(subscription.name, start, async (events, isStopped) => {
+        let reached = 0
+        for (const event of events) {
+          if (isStopped()) break
+          await dispatcher.dispatch(event, categories === null || categories.has(streamCategory(event.stream)))
+          reached = event.position
         }
-      })()
+        return reached
+      })
 
       return {
         checkpoint: () => dispatcher.checkpoint(),
         stop: async () => {
           stopped = true
-          wake?.()
-          options.appended?.off('append', onAppend)
-          await loop
+          await reader.stop()
           await dispatcher.idle()
           persist()
           while (saving !== null) await saving
         },
       }
+    }),
+    readBatches: ({ name, from }, handler) => Effect.sync(() => {
+      let handled = from
+      const reader = follow(name, from, async (events, isStopped) => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await handler(events)
+            handled = events.at(-1)!.position
+            return handled
+          } catch (error) {
+            log(`reader ${name} failed on the events after ${handled} (attempt ${attempt})`, error)
+            if (isStopped()) return handled
+            await Promise.race([new Promise((resolve) => setTimeout(resolve, retryPauseMs(attempt))), reader.stopping])
+            if (isStopped()) return handled
+          }
+        }
+      })
+      return { checkpoint: () => handled, stop: reader.stop }
     }),
   }
 }

@@ -22,11 +22,13 @@ export const scopedEventLog = (log: EventLogService): Effect.Effect<EventLogServ
       live.add(tracked)
       return tracked
     }
-    const { subscribeBatches } = log
+    const { subscribeBatches, readBatches } = log
     return {
       setCheckpoint: log.setCheckpoint,
       subscribe: (options, handler) => Effect.map(log.subscribe(options, handler), track),
       ...(subscribeBatches ? { subscribeBatches: (options, handler) => Effect.map(subscribeBatches(options, handler), track) } : {}),
+      ...(log.checkpointOf ? { checkpointOf: log.checkpointOf } : {}),
+      ...(readBatches ? { readBatches: (options, handler) => Effect.map(readBatches(options, handler), track) } : {}),
     } satisfies EventLogService
   })
 

@@ -33,7 +33,7 @@ export const PrometheusLive = Layer.effect(Prometheus, Effect.gen(function* () {
 
 /** Every subscription made on the log is reported (its checkpoint) until it stops. */
 const tracked = (metrics: PrometheusMetrics, log: 'store' | 'event', events: EventLogService): EventLogService => ({
-  setCheckpoint: events.setCheckpoint,
+  ...events,
   subscribe: (options, handler) => Effect.map(events.subscribe(options, handler), (subscription) => {
     const untrack = metrics.trackSubscriber(log, options.name, subscription.checkpoint)
     return { checkpoint: subscription.checkpoint, stop: () => { untrack(); return subscription.stop() } }

@@ -1,10 +1,13 @@
-import { Effect } from 'effect'
+import { Effect, Option } from 'effect'
 import { DocumentStore } from '../../ports/document-store.js'
 import { EventLog, StoreLog, type EventLogService } from '../../ports/event-log.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
 import { PROJECTIONS } from '../../projections/index.js'
 import type { Projection } from '../../projections/projection.js'
+import { projectInBatches } from '../log/projection-batches.js'
 import { scopedSubscription, untilScopeCloses } from '../log/scoped-log.js'
+import type { Logger } from '../logger.js'
+import { Prometheus } from '../metrics/layer.js'
 import { currentRunner } from '../runtime.js'
 
 /** Creates the indexes the projections' queries declare (idempotent), before the read side's first write or query. */
@@ -34,14 +37,32 @@ const applyBatch = (projection: Projection, events: readonly RecordedEvent[]) =>
 ))
 
 /**
- * The projector role: one subscription per read model, on the store's own log when the projection needs the log's
- * total order, else on the event log (Kafka on scale-out). A log that delivers batches gets each applied as one write
- * batch. They stop together when the scope closes.
+ * The projector role. Embedded (every projection on the store's own log, read models in a store with atomic batches):
+ * one reader folds each batch of events into all read models in one transaction with their positions. Otherwise one
+ * subscription per read model, on the store's own log when the projection needs the log's total order, else on the
+ * event log (Kafka on scale-out); a log that delivers batches gets each applied as one write batch. They stop together
+ * when the scope closes.
  */
-export const projectorRole = Effect.gen(function* () {
-  const run = yield* currentRunner
+export const projectorRole = (logger: Logger) => Effect.gen(function* () {
   const storeLog = yield* StoreLog
   const eventLog = yield* EventLog
+  const docs = yield* DocumentStore
+  if (storeLog === eventLog && storeLog.readBatches && docs.atomicBatches) {
+    const runtime = yield* Effect.runtime<DocumentStore>()
+    const batches = yield* Effect.acquireRelease(
+      projectInBatches(PROJECTIONS, storeLog, docs, runtime, logger.error),
+      (running) => Effect.promise(() => running.stop()),
+    )
+    const metrics = yield* Effect.serviceOption(Prometheus)
+    if (Option.isSome(metrics)) {
+      for (const projection of PROJECTIONS) {
+        const untrack = metrics.value.trackSubscriber('store', projection.name, () => batches.position(projection.name))
+        yield* Effect.addFinalizer(() => Effect.sync(untrack))
+      }
+    }
+    return
+  }
+  const run = yield* currentRunner
   const subscribe = (log: EventLogService, projection: Projection) => {
     const options = { name: projection.name, categories: projection.categories, concurrency: projection.concurrency }
     return log.subscribeBatches

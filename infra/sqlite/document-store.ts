@@ -61,6 +61,9 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   const putStmt = db.prepare('insert into docs (collection, id, body) values (?, ?, ?) on conflict(collection, id) do update set body = excluded.body')
   const deleteStmt = db.prepare('delete from docs where collection = ? and id = ?')
   const clearStmt = db.prepare('delete from docs where collection = ?')
+  const beginStmt = db.prepare('begin')
+  const commitStmt = db.prepare('commit')
+  const rollbackStmt = db.prepare('rollback')
   const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })
   // Queries are built from a filter's shape (its values are parameters), so the few shapes in use are prepared once.
   const prepared = new Map<string, Database.Statement>()
@@ -103,10 +106,11 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     // One table holds every collection, in primary-key order: reads by id need nothing more, and listings are
     // small enough per organization for an embedded deployment.
     ensureIndexes: () => Effect.void,
+    atomicBatches: true,
     inBatch: (work) => Effect.acquireUseRelease(
-      attempt(() => db.prepare('begin').run()),
+      attempt(() => beginStmt.run()),
       () => work,
-      (_, exit) => attempt(() => db.prepare(exit._tag === 'Success' ? 'commit' : 'rollback').run()).pipe(Effect.orDie),
+      (_, exit) => attempt(() => (exit._tag === 'Success' ? commitStmt : rollbackStmt).run()).pipe(Effect.orDie),
     ),
   }
 }
