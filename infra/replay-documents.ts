@@ -34,7 +34,16 @@ export interface ReplayDocuments {
  * The projections share their documents with this store: they build a new document for every change and never change
  * one they read (documents are frozen here, so a projection that tried would fail its tests).
  */
-export const replayDocuments = (underlying: DocumentStoreService, rebuilt: Iterable<string>): ReplayDocuments => {
+export const replayDocuments = (
+  underlying: DocumentStoreService,
+  rebuilt: Iterable<string>,
+  /**
+   * `false` for collections that were not cleared (the live projector folding one batch): a document not held is
+   * then loaded from the store rather than known to be absent, and every deletion reaches the store.
+   */
+  options: { readonly cleared?: boolean } = {},
+): ReplayDocuments => {
+  const cleared = options.cleared ?? true
   /** Per rebuilt collection, the writes not written through yet (null: deleted). */
   const held = new Map<string, Map<string, Doc | null>>()
   /** Per rebuilt collection, the ids the underlying store holds. */
@@ -50,7 +59,7 @@ export const replayDocuments = (underlying: DocumentStoreService, rebuilt: Itera
     if (writes === undefined) return undefined
     const doc = writes.get(id)
     if (doc !== undefined) return doc
-    return written.get(collection)!.has(id) ? undefined : null
+    return !cleared || written.get(collection)!.has(id) ? undefined : null
   })
 
   const writeThrough = (name: string) => Effect.suspend(() => {
@@ -68,7 +77,7 @@ export const replayDocuments = (underlying: DocumentStoreService, rebuilt: Itera
       if (doc !== null) {
         ids.add(id)
         puts.push(doc)
-      } else if (ids.delete(id)) {
+      } else if (ids.delete(id) || !cleared) {
         deletes.push(id)
       }
     }

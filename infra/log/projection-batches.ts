@@ -5,6 +5,8 @@ import type { EventLogService, Subscription } from '../../ports/event-log.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
 import type { Projection } from '../../projections/projection.js'
 import { readModelsApplied } from '../../projections/read-your-writes.js'
+import { DocumentNeeded } from '../../projections/document-view.js'
+import { replayDocuments } from '../replay-documents.js'
 import { documentCheckpoints } from './document-checkpoints.js'
 
 /** Attempts at one projection's event (after its batch failed) before it is given up on and logged. */
@@ -19,9 +21,11 @@ export interface ProjectionBatches extends Subscription {
 
 /**
  * Every projection folded by one reader of the store's own log: each batch of events is folded into all the
- * projections in one transaction of the document store, run synchronously (nothing else runs meanwhile), together with
- * the projections' positions, kept in the same store. So a read model and its position never disagree (exactly-once),
- * and a batch costs one commit and one run of the effect runtime instead of one of each per event and projection.
+ * projections in memory (the projections' synchronous folds, as replay runs them), then each document changed is
+ * written once, together with the projections' positions (kept in the same store), in one transaction of the document
+ * store run synchronously (nothing else runs meanwhile). So a read model and its position never disagree
+ * (exactly-once), and a batch costs one commit and one run of the effect runtime instead of one of each per event and
+ * projection.
  * A batch that fails is rolled back and folded again one event and projection at a time, so one poison event is
  * retried, then logged and passed over, without holding back the others.
  *
@@ -48,6 +52,7 @@ export const projectInBatches = (
     positions.set(projection.name, Math.max(own, logs))
     saved.set(projection.name, own)
   }
+  const collections = projections.flatMap((projection) => projection.collections)
   const byCategory = new Map<string, Projection[]>()
   for (const projection of projections) {
     for (const category of projection.categories) byCategory.set(category, [...(byCategory.get(category) ?? []), projection])
@@ -60,28 +65,38 @@ export const projectInBatches = (
    * behind. Answers the positions reached and the ones saved.
    */
   const transaction = (events: readonly RecordedEvent[], passTo: number, options: { only?: Projection; saveAll?: boolean } = {}) =>
-    docs.inBatch(Effect.suspend(() => {
+    docs.inBatch(Effect.gen(function* () {
       const reached = new Map(positions)
       const folded = new Set<string>()
-      const folding = Effect.forEach(events, (event) => {
+      // The batch's documents are folded in memory and each written once, at the end, with its last value.
+      const documents = replayDocuments(docs, collections, { cleared: false })
+      for (const event of events) {
         const category = streamCategory(event.stream)
         const concerned = options.only ? (options.only.categories.includes(category) ? [options.only] : []) : byCategory.get(category) ?? []
-        return Effect.forEach(concerned, (projection) => {
-          if (event.position <= reached.get(projection.name)!) return Effect.void
+        for (const projection of concerned) {
+          if (event.position <= reached.get(projection.name)!) continue
+          for (;;) {
+            const outcome = documents.fold(projection, event)
+            if (outcome instanceof DocumentNeeded) {
+              yield* documents.load(outcome)
+              continue
+            }
+            if (outcome !== undefined) yield* Effect.logWarning(outcome)
+            break
+          }
           folded.add(projection.name)
-          return Effect.tap(projection.apply(event), () => { reached.set(projection.name, event.position) })
-        }, { discard: true })
-      }, { discard: true })
-      const saving = Effect.suspend(() => {
-        const written = new Map<string, number>()
-        for (const [name, position] of reached) {
-          const now = Math.max(position, passTo)
-          reached.set(name, now)
-          if (now > saved.get(name)! && (options.saveAll || folded.has(name) || now - saved.get(name)! >= SAVE_LAG)) written.set(name, now)
+          reached.set(projection.name, event.position)
         }
-        return Effect.as(Effect.forEach(written, ([name, position]) => kept.save(name, position), { discard: true }), { reached, written })
-      })
-      return Effect.zipRight(folding, saving)
+      }
+      yield* documents.flush
+      const written = new Map<string, number>()
+      for (const [name, position] of reached) {
+        const now = Math.max(position, passTo)
+        reached.set(name, now)
+        if (now > saved.get(name)! && (options.saveAll || folded.has(name) || now - saved.get(name)! >= SAVE_LAG)) written.set(name, now)
+      }
+      for (const [name, position] of written) yield* kept.save(name, position)
+      return { reached, written }
     }))
 
   const runSync = Runtime.runSyncExit(runtime)
