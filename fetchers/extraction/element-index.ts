@@ -11,37 +11,57 @@ import type { AnyNode, Element } from 'domhandler'
 
 export interface ElementIndex {
   readonly all: readonly Element[]
-  /** Elements by `tag:<name>`, `class:<name>`, `id:<value>` and `attr:<name>`, each list in document order. */
-  readonly byKey: ReadonlyMap<string, readonly Element[]>
+  /** Elements by lower-cased tag name, class, id and lower-cased attribute name, each list in document order. */
+  readonly byTag: ReadonlyMap<string, readonly Element[]>
+  readonly byClass: ReadonlyMap<string, readonly Element[]>
+  readonly byId: ReadonlyMap<string, readonly Element[]>
+  readonly byAttribute: ReadonlyMap<string, readonly Element[]>
 }
 
 const isElement = (node: AnyNode): node is Element => node.type === 'tag' || node.type === 'script' || node.type === 'style'
 
+function add(map: Map<string, Element[]>, key: string, el: Element) {
+  const list = map.get(key)
+  if (!list) map.set(key, [el])
+  else if (list[list.length - 1] !== el) list.push(el) // class="a a" lists the element once
+}
+
+/** HTML's ASCII whitespace, which separates class names. */
+const isClassSeparator = (c: number) => c === 32 || c === 9 || c === 10 || c === 12 || c === 13
+
+function addClasses(map: Map<string, Element[]>, value: string, el: Element) {
+  let start = 0
+  for (let i = 0; i <= value.length; i++) {
+    if (i < value.length && !isClassSeparator(value.charCodeAt(i))) continue
+    if (i > start) add(map, start === 0 && i === value.length ? value : value.slice(start, i), el)
+    start = i + 1
+  }
+}
+
 /** One walk over the page. Names are listed lower-cased (SVG's are not), so a list holds every element that may match. */
 export function indexElements(root: AnyNode): ElementIndex {
   const all: Element[] = []
-  const byKey = new Map<string, Element[]>()
-  const add = (key: string, el: Element) => {
-    const list = byKey.get(key)
-    if (!list) byKey.set(key, [el])
-    else if (list[list.length - 1] !== el) list.push(el) // class="a a" lists the element once
-  }
+  const byTag = new Map<string, Element[]>()
+  const byClass = new Map<string, Element[]>()
+  const byId = new Map<string, Element[]>()
+  const byAttribute = new Map<string, Element[]>()
   const stack: AnyNode[] = [root]
   while (stack.length > 0) {
     const node = stack.pop()!
     if (isElement(node)) {
       all.push(node)
-      add(`tag:${node.name.toLowerCase()}`, node)
-      for (const name in node.attribs) {
-        add(`attr:${name.toLowerCase()}`, node)
-        if (name === 'id') add(`id:${node.attribs.id}`, node)
-        else if (name === 'class') for (const c of node.attribs.class!.split(/[ \t\n\f\r]+/)) if (c) add(`class:${c}`, node)
+      add(byTag, node.name.toLowerCase(), node)
+      const attribs = node.attribs
+      for (const name in attribs) {
+        add(byAttribute, name.toLowerCase(), node)
+        if (name === 'id') add(byId, attribs.id!, node)
+        else if (name === 'class') addClasses(byClass, attribs.class!, node)
       }
     }
     const children = (node as Partial<Element>).children
     if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
   }
-  return { all, byKey }
+  return { all, byTag, byClass, byId, byAttribute }
 }
 
 /** jQuery positionals and relative selectors mean something only to cheerio; markup creates elements; `:scope` is its root. */
@@ -64,10 +84,11 @@ export function selectIndexed(index: ElementIndex, selector: string): Element[] 
 
 /** The smallest list holding every element that can match: by a key the selector's last compound requires. */
 function candidates(index: ElementIndex, selector: string): readonly Element[] {
-  const keys = requiredKeys(selector)
+  const lists = { tag: index.byTag, class: index.byClass, id: index.byId, attr: index.byAttribute }
   let best: readonly Element[] = index.all
-  for (const key of keys) {
-    const list = index.byKey.get(key) ?? []
+  for (const key of requiredKeys(selector)) {
+    const colon = key.indexOf(':')
+    const list = lists[key.slice(0, colon) as keyof typeof lists].get(key.slice(colon + 1)) ?? []
     if (list.length < best.length) best = list
   }
   return best

@@ -37,12 +37,15 @@ interface XPathInternals {
   XNodeSet: (abstract new (...args: never[]) => XNodeSetValue) & { prototype: NodeSetInternals }
   XNumber: abstract new (...args: never[]) => { numberValue(): number; readonly kind?: 'number' }
   XBoolean: abstract new (...args: never[]) => { booleanValue(): boolean; readonly kind?: 'boolean' }
-  Step: (new (axis: number, nodeTest: unknown, predicates: unknown[]) => StepNode) & { CHILD: number; DESCENDANT: number; DESCENDANTORSELF: number }
+  Step: (new (axis: number, nodeTest: unknown, predicates: unknown[]) => StepNode) & Record<
+    'CHILD' | 'DESCENDANT' | 'DESCENDANTORSELF' | 'ANCESTOR' | 'ANCESTORORSELF' | 'PARENT' | 'PRECEDING' | 'PRECEDINGSIBLING', number>
   NodeTest: { NameTestQName: abstract new (...args: never[]) => NameTest }
   XPathContext: { prototype: { extend(this: object, props: object): object } }
   LocationPath: AnyClass
   PathExpr: AnyClass & {
     applyStep: (...args: unknown[]) => unknown
+    applySteps: (steps: StepNode[], xpc: XPathContextInternals, nodes: unknown[]) => unknown[]
+    predicateMatches: (predicate: unknown, context: XPathContextInternals) => boolean
     applyLocationPath: (locationPath: unknown, xpc: object, nodes: unknown[]) => unknown[]
     prototype: PathExprInternals
   }
@@ -65,6 +68,12 @@ interface NameTest {
   readonly localName: string
   readonly prefix: string | null
   matches(node: unknown, context: unknown): boolean
+}
+interface XPathContextInternals {
+  extend(props: object): XPathContextInternals
+  contextNode: unknown
+  contextSize: number
+  contextPosition: number
 }
 interface PathExprInternals {
   locationPath: unknown
@@ -148,6 +157,8 @@ export function parseXPath(path: string): ParsedXPath {
 
 const ordered = (nodes: unknown[]): nodes is XNode[] => nodes.every((n) => typeof (n as XNode).order === 'number')
 
+const SMALL_NODE_SET = 12
+
 function patchNodeSets() {
   const proto = xpath.XNodeSet.prototype
   const { init, toArray, first } = proto
@@ -156,9 +167,17 @@ function patchNodeSets() {
     this.seen = undefined
   }
   proto.add = function (node) {
-    this.seen ??= new Set(this.nodes)
-    if (this.seen.has(node)) return
-    this.seen.add(node)
+    // Most node sets (a predicate's `@class`, one context node) hold a node or two: a Set only pays from a dozen on.
+    if (this.seen) {
+      if (this.seen.has(node)) return
+      this.seen.add(node)
+    } else if (this.nodes.length < SMALL_NODE_SET) {
+      if (this.nodes.includes(node)) return
+    } else {
+      this.seen = new Set(this.nodes)
+      if (this.seen.has(node)) return
+      this.seen.add(node)
+    }
     this.tree = null
     this.nodes.push(node)
     this.size += 1
@@ -192,6 +211,88 @@ function patchContextCopies() {
   }
 }
 patchContextCopies()
+
+/**
+ * 6. Location steps: the package's own loop (each context node's step, its predicates, results concatenated), with
+ * two shortcuts. A step's nodes are put in document order before its predicates without a node set per context
+ * node when they already are (they are on our view: checked in one pass). And a number literal as predicate
+ * (`td[1]`) keeps the node at that position without evaluating anything per node.
+ */
+function patchLocationSteps() {
+  const { PathExpr, Step } = xpath
+  const reverseAxes = new Set([Step.ANCESTOR, Step.ANCESTORORSELF, Step.PARENT, Step.PRECEDING, Step.PRECEDINGSIBLING])
+  const nodeSet = xpath.XNodeSet as unknown as new () => NodeSetInternals
+
+  /** The package's `sortNodes`: document order, deduplicated, reversed for reverse axes. */
+  const sortNodes = (nodes: unknown[], reverse: boolean): unknown[] => {
+    let sorted: unknown[]
+    if (inOrder(nodes)) sorted = nodes.slice()
+    else {
+      const set = new nodeSet()
+      set.addArray(nodes)
+      sorted = set.toArray()
+    }
+    return reverse ? sorted.reverse() : sorted
+  }
+
+  const applyPredicates = (predicates: unknown[], c: XPathContextInternals, nodes: unknown[], reverse: boolean): unknown[] => {
+    if (predicates.length === 0) return nodes
+    let ctx: XPathContextInternals | undefined
+    let inNodes = sortNodes(nodes, reverse)
+    for (const predicate of predicates) {
+      const position = numberLiteral(predicate)
+      if (position !== undefined) {
+        // What `predicateMatches` does with a number: keep the node whose position equals it.
+        inNodes = Number.isInteger(position) && position >= 1 && position <= inNodes.length ? [inNodes[position - 1]] : []
+        continue
+      }
+      ctx ??= c.extend({})
+      const context = ctx
+      context.contextSize = inNodes.length
+      inNodes = inNodes.filter((node, i) => {
+        context.contextNode = node
+        context.contextPosition = i + 1
+        return PathExpr.predicateMatches(predicate, context)
+      })
+    }
+    return inNodes
+  }
+
+  PathExpr.applySteps = function (steps, xpc, nodes) {
+    let current = nodes
+    for (const step of steps) {
+      const reverse = reverseAxes.has(step.axis)
+      const next: unknown[] = []
+      for (const node of current) {
+        const found = applyPredicates(step.predicates, xpc, PathExpr.applyStep(step, xpc, node) as unknown[], reverse)
+        for (const n of found) next.push(n)
+      }
+      current = next
+    }
+    return current
+  }
+}
+patchLocationSteps()
+
+/** The value of a predicate that is a number literal (parsed as a path expression with just that filter). */
+function numberLiteral(predicate: unknown): number | undefined {
+  if (predicate instanceof xpath.XNumber) return predicate.numberValue()
+  if (!(predicate instanceof xpath.PathExpr)) return undefined
+  const p = predicate as { filter?: unknown; filterPredicates?: unknown[]; locationPath?: unknown }
+  if (!(p.filter instanceof xpath.XNumber) || p.locationPath || (p.filterPredicates?.length ?? 0) > 0) return undefined
+  return p.filter.numberValue()
+}
+
+/** Nodes of our view, strictly in document order (so also without duplicates). */
+function inOrder(nodes: unknown[]): boolean {
+  let previous = -1
+  for (const n of nodes) {
+    const order = (n as Partial<XNode>).order
+    if (typeof order !== 'number' || order <= previous) return false
+    previous = order
+  }
+  return true
+}
 
 export const XPATH_TIME_BUDGET_MS = 2000
 export class XPathTimeout extends Error {}
