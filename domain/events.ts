@@ -18,16 +18,19 @@ export const encodeEvent = (event: DomainEvent): { type: string; data: Record<st
  * tail), and a frozen record is decoded once however many commands read it. Unfrozen data is decoded each time.
  */
 const decodedData = new WeakMap<object, DomainEvent>()
+const isHeld = (data: unknown): data is object => typeof data === 'object' && data !== null && Object.isFrozen(data)
+const decodedOf = (type: string, data: unknown): DomainEvent | undefined => {
+  const known = isHeld(data) ? decodedData.get(data) : undefined
+  return known?._tag === type ? known : undefined
+}
+const remember = (data: unknown, event: DomainEvent): DomainEvent => {
+  if (isHeld(data)) decodedData.set(data, event)
+  return event
+}
 
 /** Decodes an event of a stream the caller owns (a command's own history); a mismatch is a defect. */
-export const decodeEvent = (type: string, data: unknown): DomainEvent => {
-  const held = typeof data === 'object' && data !== null && Object.isFrozen(data)
-  const known = held ? decodedData.get(data) : undefined
-  if (known !== undefined && known._tag === type) return known
-  const decoded = decode({ ...(data as object), _tag: type })
-  if (held) decodedData.set(data, decoded)
-  return decoded
-}
+export const decodeEvent = (type: string, data: unknown): DomainEvent =>
+  decodedOf(type, data) ?? remember(data, decode({ ...(data as object), _tag: type }))
 
 /** Each category's event classes by type (a union of one member is the member itself). */
 const membersOf = (schema: Schema.Schema.AnyNoContext): readonly Schema.Schema.AnyNoContext[] =>
@@ -87,11 +90,14 @@ const fastDecodingOf = (name: Category, type: string): FastDecode | null => {
 }
 
 const decodeOfCategory = (name: Category, recorded: { readonly type: string; readonly data: unknown }): StoredDecoding<DomainEvent> => {
+  // The same frozen record may reach a subscriber as another object (the log tail's) than a command's stream read.
+  const known = decodedOf(recorded.type, recorded.data)
+  if (known !== undefined) return { ok: true, event: known }
   // The common case (data of exactly the schema's shape) with a compiled validator; the rest by the schema.
   const fast = fastDecodingOf(name, recorded.type)?.(recorded.data)
-  if (fast !== undefined) return { ok: true, event: fast as DomainEvent }
+  if (fast !== undefined) return { ok: true, event: remember(recorded.data, fast as DomainEvent) }
   const decoded = decoders.get(name)!({ ...(recorded.data as object), _tag: recorded.type })
-  if (decoded._tag === 'Right') return { ok: true, event: decoded.right as DomainEvent }
+  if (decoded._tag === 'Right') return { ok: true, event: remember(recorded.data, decoded.right as DomainEvent) }
   const fields = [...new Set(ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((issue) => issue.path.join('.') || '(event)'))]
   return { ok: false, reason: `${recorded.type} does not match its schema at ${fields.join(', ')}` }
 }

@@ -14,10 +14,10 @@ import type { Run } from './runner.js'
 
 export interface WebhookFanoutOptions<R> {
   /**
-   * Enabled endpoints of an organization subscribed to a kind and created before a log position (the endpoints
-   * read model).
+   * Enabled endpoints of an organization subscribed to each of `kinds` and created before a log position (the
+   * endpoints read model), by kind: one read for all the deliveries of an event.
    */
-  readonly subscribers: (orgId: string, kind: string, before: number) => Effect.Effect<readonly string[], StoreUnavailable, R>
+  readonly subscribers: (orgId: string, kinds: readonly string[], before: number) => Effect.Effect<ReadonlyMap<string, readonly string[]>, StoreUnavailable, R>
   /**
    * Answers once the endpoints read model shows the endpoint as of `position` (false: not within its patience),
    * and whether it is still there (not deleted).
@@ -93,8 +93,11 @@ export const makeWebhookFanout = <R>(options: WebhookFanoutOptions<R>, run: Run<
 
   const fanOut = (event: DomainEvent, envelope: EventEnvelope) =>
     Effect.gen(function* () {
-      for (const draft of yield* draftsOf(event, envelope)) {
-        const endpoints = draft.only_endpoint !== undefined ? [draft.only_endpoint] : yield* options.subscribers(envelope.org_id, draft.kind, envelope.position)
+      const drafts = yield* draftsOf(event, envelope)
+      const kinds = [...new Set(drafts.filter((draft) => draft.only_endpoint === undefined).map((draft) => draft.kind))]
+      const subscribed = kinds.length === 0 ? new Map<string, readonly string[]>() : yield* options.subscribers(envelope.org_id, kinds, envelope.position)
+      for (const draft of drafts) {
+        const endpoints = draft.only_endpoint !== undefined ? [draft.only_endpoint] : subscribed.get(draft.kind) ?? []
         yield* Effect.forEach(endpoints, (endpointId) => schedule(draft, endpointId, envelope), { concurrency: 4, discard: true })
       }
     })

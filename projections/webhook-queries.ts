@@ -38,10 +38,12 @@ export const getWebhookDelivery = (orgId: string, endpointId: string, deliveryId
  * Enabled endpoints of an organization subscribed to a kind that were created before the log position `before`:
  * where a webhook event from the event recorded at `before` goes.
  */
-export const subscribedWebhookEndpoints = (orgId: string, kind: string, before: number) =>
-  Effect.map(findDocs(WEBHOOK_ENDPOINTS, { org_id: orgId, enabled: true, deleted: false }), (docs) =>
+export const subscribedWebhookEndpoints = (orgId: string, kinds: readonly string[], before: number) =>
+  Effect.map(findDocs(WEBHOOK_ENDPOINTS, { org_id: orgId, enabled: true, deleted: false }), (docs): ReadonlyMap<string, readonly string[]> => {
     // A document projected before created_position existed counts as created at the log's start.
-    docs.filter((doc) => doc.enabled_events.includes(kind) && (doc.created_position ?? 0) < before).map((doc) => doc.endpoint_id))
+    const created = docs.filter((doc) => (doc.created_position ?? 0) < before)
+    return new Map(kinds.map((kind) => [kind, created.filter((doc) => doc.enabled_events.includes(kind)).map((doc) => doc.endpoint_id)]))
+  })
 
 /** The log position the endpoints read model has applied for one endpoint, or null before its creation is applied. */
 export const webhookEndpointVersion = (endpointId: string) =>
