@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Effect } from 'effect'
+import { MongoClient } from 'mongodb'
 import t from 'tap'
 import { streamCategory } from '../../domain/streams.js'
 import { loadConfig } from '../../infra/config.js'
@@ -15,31 +17,43 @@ import type { ProjectionSpecFile } from '../helpers/projection-spec.js'
 import { tempDataDir } from '../helpers/service.js'
 
 /**
- * `cli replay` on SQLite: the read models it rebuilds equal those the live path folded, event by event, from the same
- * log (each area's projection-spec history); a replay that fails part-way leaves the models as they were.
+ * `cli replay`: the read models it rebuilds equal those the live path folded, event by event, from the same log (each
+ * area's projection-spec history), on SQLite and, when MONGO_URL is set, on MongoDB; on SQLite a replay that fails
+ * part-way leaves the models as they were.
  */
 const SPECS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'unit', 'projection-specs')
 const specs = await Promise.all(readdirSync(SPECS_DIR).filter((name) => name.endsWith('.ts')).sort()
   .map(async (name) => ({ name, spec: ((await import(join(SPECS_DIR, name))) as { spec: ProjectionSpecFile }).spec })))
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
 
-/** A process with no roles on a fresh SQLite folder, its log holding `history` in log order. */
-const processWith = async (history: readonly RecordedEvent[]) => {
-  const running = await startProcess(loadConfig({ DATA_DIR: tempDataDir('replay-test'), LOG_LEVEL: 'silent' }), [], silent)
+/** Read models on SQLite (the process's folder), or in a fresh MongoDB database. */
+type ReadModels = { readonly store: 'sqlite' } | { readonly store: 'mongodb'; readonly url: string }
+
+/** A process with no roles on a fresh folder, its log holding `history` in log order. */
+const processWith = async (history: readonly RecordedEvent[], models: ReadModels = { store: 'sqlite' }) => {
+  const database = `replay_${randomUUID().slice(0, 8)}`
+  const readModels = models.store === 'mongodb' ? { READ_MODEL_STORE: 'mongodb', MONGO_URL: models.url, MONGO_DB: database } : {}
+  const running = await startProcess(loadConfig({ DATA_DIR: tempDataDir('replay-test'), LOG_LEVEL: 'silent', ...readModels }), [], silent)
   await running.run(Effect.gen(function* () {
     const store = yield* EventStore
     for (const { stream, event_id, type, data, org_id, occurred_at, metadata } of [...history].sort((a, b) => a.position - b.position)) {
       yield* store.append(stream, [{ event_id, type, data, org_id, occurred_at, metadata }], 'any')
     }
   }))
-  return running
+  const dropDatabase = async () => {
+    if (models.store !== 'mongodb') return
+    const client = await MongoClient.connect(models.url)
+    await client.db(database).dropDatabase()
+    await client.close()
+  }
+  return { ...running, close: async () => { await running.close(); await dropDatabase() } }
 }
 
 /** Every document of the projections' collections, by collection, in id order. */
 const snapshot = (projections: readonly Projection[]) => Effect.gen(function* () {
   const documents = yield* DocumentStore
   const all: Record<string, readonly Doc[]> = {}
-  for (const name of projections.flatMap((projection) => projection.collections)) all[name] = yield* documents.find(name, {})
+  for (const name of projections.flatMap((projection) => projection.collections)) all[name] = yield* documents.find(name, {}, { sort: [['_id', 'asc']] })
   return all
 })
 
@@ -53,19 +67,26 @@ const foldLive = Effect.gen(function* () {
   }
 })
 
-for (const { name, spec } of specs) {
-  t.test(`${name}: replayed read models equal the live ones`, async (t) => {
-    const running = await processWith(await spec.history())
-    t.teardown(() => running.close())
-    await running.run(foldLive)
-    const live = await running.run(snapshot(PROJECTIONS))
-    t.ok(Object.values(live).some((docs) => docs.length > 0), 'the live path wrote documents')
-    await running.run(replayProjections(PROJECTIONS))
-    t.same(await running.run(snapshot(PROJECTIONS)), live, 'after a replay')
-    await running.run(replayProjections(PROJECTIONS))
-    t.same(await running.run(snapshot(PROJECTIONS)), live, 'after a second replay over the rebuilt models')
-  })
+const replayEqualsLive = (models: ReadModels) => {
+  for (const { name, spec } of specs) {
+    t.test(`${models.store}, ${name}: replayed read models equal the live ones`, async (t) => {
+      const running = await processWith(await spec.history(), models)
+      t.teardown(() => running.close())
+      await running.run(foldLive)
+      const live = await running.run(snapshot(PROJECTIONS))
+      t.ok(Object.values(live).some((docs) => docs.length > 0), 'the live path wrote documents')
+      await running.run(replayProjections(PROJECTIONS))
+      t.same(await running.run(snapshot(PROJECTIONS)), live, 'after a replay')
+      await running.run(replayProjections(PROJECTIONS))
+      t.same(await running.run(snapshot(PROJECTIONS)), live, 'after a second replay over the rebuilt models')
+    })
+  }
 }
+
+replayEqualsLive({ store: 'sqlite' })
+const mongoUrl = process.env.MONGO_URL
+if (mongoUrl) replayEqualsLive({ store: 'mongodb', url: mongoUrl })
+else if (process.env.REQUIRE_SERVICES === '1') t.fail('MongoDB: MONGO_URL is not set but REQUIRE_SERVICES=1')
 
 t.test('a replay that fails part-way leaves the read models as they were', async (t) => {
   const running = await processWith((await Promise.all(specs.filter(({ name }) => name === 'core.ts').map(({ spec }) => spec.history()))).flat())
