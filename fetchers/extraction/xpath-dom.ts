@@ -182,10 +182,15 @@ export class XDocument extends XNode {
   readonly parentNode = null
   readonly previousSibling = null
   readonly nextSibling = null
-  /** Document-order index of every node of the source tree. */
+  /**
+   * Document-order index of every element. Every node of the source tree takes one number in the walk, but only
+   * elements are recorded: other nodes are far more numerous, rarely reached, and placed from their neighbours.
+   */
   private readonly orders = new Map<AnyNode, number>()
-  /** Elements by lower-cased local name, in document order (for `//name` steps). */
-  private readonly elementsByName = new Map<string, Element[]>()
+  /** Other nodes' indexes, once computed. */
+  private readonly otherOrders = new Map<AnyNode, number>()
+  /** Elements by lower-cased local name, in document order, with their indexes (for `//name` steps). */
+  private readonly elementsByName = new Map<string, { readonly elements: Element[]; readonly orders: number[] }>()
   private readonly wrappers = new Map<AnyNode, XNode>()
   private ids: Map<string, XElement> | undefined
 
@@ -195,20 +200,25 @@ export class XDocument extends XNode {
    */
   constructor(readonly source: Document, readonly xml: boolean, private readonly inScope: Scope = NO_SCOPE) {
     super()
-    this.orders.set(source, 0)
     let order = 1
     // Iterative: broken pages can nest deeper than the call stack allows.
     const stack: AnyNode[] = []
     for (let i = source.children.length - 1; i >= 0; i--) stack.push(source.children[i]!)
     while (stack.length > 0) {
       const node = stack.pop()!
-      this.orders.set(node, order++)
-      if (!isElement(node)) continue
+      if (!isElement(node)) {
+        order++
+        continue
+      }
+      this.orders.set(node, order)
       const colon = xml ? node.name.indexOf(':') : -1
       const key = (colon < 0 ? node.name : node.name.slice(colon + 1)).toLowerCase()
       const named = this.elementsByName.get(key)
-      if (named) named.push(node)
-      else this.elementsByName.set(key, [node])
+      if (named) {
+        named.elements.push(node)
+        named.orders.push(order)
+      } else this.elementsByName.set(key, { elements: [node], orders: [order] })
+      order++
       const children = node.children
       for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
     }
@@ -225,8 +235,43 @@ export class XDocument extends XNode {
     return el ? (this.wrap(el) as XElement) : null
   }
 
-  orderOf(node: AnyNode): number {
-    return this.orders.get(node) ?? 0
+  /**
+   * The document-order index of a node: recorded for elements; for other nodes, one more than the previous sibling's
+   * last node (or than the parent), counting back over the siblings that are not elements either.
+   */
+  orderOf(node: AnyNode | Document): number {
+    if (node === this.source) return 0
+    const recorded = isElement(node as AnyNode) ? this.orders.get(node as AnyNode) : this.otherOrders.get(node as AnyNode)
+    if (recorded !== undefined) return recorded
+    const passed: AnyNode[] = [node as AnyNode]
+    let base: number
+    for (;;) {
+      const previous: AnyNode | null = passed[passed.length - 1]!.prev
+      if (!previous) {
+        base = this.orderOf(passed[0]!.parent!)
+        break
+      }
+      if (isElement(previous)) {
+        base = this.lastOrder(previous)
+        break
+      }
+      const known = this.otherOrders.get(previous)
+      if (known !== undefined) {
+        base = known
+        break
+      }
+      passed.push(previous)
+    }
+    // Everything passed on the way gets its index too, so no run of siblings is counted twice.
+    for (let i = passed.length - 1; i >= 0; i--) this.otherOrders.set(passed[i]!, ++base)
+    return base
+  }
+
+  /** The index of the last node under `el` (its own when it has no children). */
+  private lastOrder(el: Element): number {
+    let last: AnyNode = el
+    while (isElement(last) && last.children.length > 0) last = last.children[last.children.length - 1]!
+    return this.orderOf(last)
   }
 
   /** The one wrapper of a source node of this document. */
@@ -255,21 +300,22 @@ export class XDocument extends XNode {
    * document order, so a subtree's elements are those ordered after its root and up to its last node.
    */
   elementsNamed(node: XNode, localName: string): XNode[] {
-    const named = this.elementsByName.get(localName.toLowerCase()) ?? []
-    if (node === this) return named.map((el) => this.wrap(el))
+    const named = this.elementsByName.get(localName.toLowerCase())
+    if (!named) return []
+    if (node === this) return named.elements.map((el) => this.wrap(el))
     if (!(node instanceof XSourceNode)) return []
-    let last = node.source as AnyNode
-    while (isElement(last) && last.children.length > 0) last = last.children[last.children.length - 1]!
-    const lastOrder = this.orderOf(last)
+    const source = node.source as AnyNode
+    const lastOrder = isElement(source) ? this.lastOrder(source) : node.order
+    const { elements, orders } = named
     let low = 0
-    let high = named.length
+    let high = orders.length
     while (low < high) {
       const middle = (low + high) >>> 1
-      if (this.orderOf(named[middle]!) <= node.order) low = middle + 1
+      if (orders[middle]! <= node.order) low = middle + 1
       else high = middle
     }
     const out: XNode[] = []
-    for (let i = low; i < named.length && this.orderOf(named[i]!) <= lastOrder; i++) out.push(this.wrap(named[i]!))
+    for (let i = low; i < orders.length && orders[i]! <= lastOrder; i++) out.push(this.wrap(elements[i]!))
     return out
   }
 
@@ -277,7 +323,7 @@ export class XDocument extends XNode {
     if (!this.ids) {
       this.ids = new Map()
       for (const node of this.orders.keys()) {
-        const value = isElement(node) ? node.attribs.id : undefined
+        const value = (node as Element).attribs.id
         if (value !== undefined && !this.ids.has(value)) this.ids.set(value, this.wrap(node) as XElement)
       }
     }

@@ -49,7 +49,8 @@ const AXES = [
   '//body/descendant-or-self::node()[self::ul or self::ol]', '//li[@data-id > 2][2]', 'string(//@data-id[. = "4"]/..)', '//*[@id][1]/@id/..',
   '//ul[1]/li[1]/following::*[1]', '//dd[1]/preceding::*[2]', '//strong/ancestor::*[2]', '//*[local-name() = "span"][3]', 'id("tree")/li',
   '//li/ancestor::*[1]', '//li/ancestor::*[2]', '//dd/preceding-sibling::*[1]', '//li[1.5]', '//li[0]', '//li[2][1]', '//*[@class][2]',
-  '//li/following::*[3]', '//td/preceding::td[1]', '//*[1][self::li]', '//img/@src', '//a[@href]', '//h3[@class="name"]', '//div[contains(@class, "product")]', '//*[@*]', 'string(/)', '/*', '/html/body/*', '//comment()',
+  '//li/following::*[3]', '//td/preceding::td[1]', '//*[1][self::li]', '//comment()/following-sibling::node()',
+  '//comment()[last()]/preceding::node()', '//text()[last()]/preceding::comment()', '//node()[2]', '(//text() | //comment())[last()]', '//img/@src', '//a[@href]', '//h3[@class="name"]', '//div[contains(@class, "product")]', '//*[@*]', 'string(/)', '/*', '/html/body/*', '//comment()',
 ]
 
 /** The same tree in xmldom, node by node (serializing would re-parse script text as markup). */
@@ -66,17 +67,22 @@ function copyTree(from: AnyNode, into: XmlNode, doc: XmlDocument) {
   if ('children' in from) for (const child of from.children) copyTree(child, made, doc)
 }
 
-function htmlCase(file: string) {
-  const html = readFileSync(FIXTURES + file, 'utf8')
+function htmlCase(html: string) {
   const page = new PageContext({ url: 'https://x.example/', html, contentType: 'text/html' })
   const dom = new DOMImplementation().createDocument(null, '')
   for (const node of cheerio.load(html).root()[0].children) copyTree(node, dom, dom)
   return { view: page.xpathDocument(), dom, options: { isHtml: true, namespaces: {} } }
 }
 
-for (const file of ['nested-lists.html', 'product-grid.html', 'table.html', 'broken-markup.html', 'json-ld.html']) {
-  t.test(`XPath over the view of ${file} answers what it answers over a W3C DOM of the same tree`, async (t) => {
-    const { view, dom, options } = htmlCase(file)
+/** Comments and text runs everywhere: nodes that are not elements are placed in document order from their neighbours. */
+const MIXED = `<!-- first --><!doctype html><html><head><title>t</title><!-- in head --></head><body>
+a<!--c1-->b<p>x<!--c2--><b>y</b>z</p>tail<!--c3--><!--c3b--><div><span></span><!--c4-->q</div>end<!--last--></body></html><!-- after -->`
+const PAGES: Record<string, string> = Object.fromEntries(['nested-lists.html', 'product-grid.html', 'table.html', 'broken-markup.html', 'json-ld.html']
+  .map((file) => [file, readFileSync(FIXTURES + file, 'utf8')]))
+
+for (const [name, html] of Object.entries({ ...PAGES, 'a page of mixed nodes': MIXED })) {
+  t.test(`XPath over the view of ${name} answers what it answers over a W3C DOM of the same tree`, async (t) => {
+    const { view, dom, options } = htmlCase(html)
     for (const path of AXES) {
       const expected = describe(pristine.parse(path).evaluate({ ...options, node: dom }), pristine)
       t.same(describe(parseXPath(path).evaluate({ ...options, node: view })), expected, path)
