@@ -131,6 +131,10 @@ export const makeWebhookFanout = <R>(options: WebhookFanoutOptions<R>, run: Run<
     name: 'processor.webhook-fanout',
     categories: WEBHOOK_SOURCE_CATEGORIES,
     log: options.log,
-    handle: (event, envelope) => run(event._tag === 'WebhookEndpointCreated' ? catchUpEndpoint(event, envelope) : fanOut(event, envelope)),
+    handle: async (event, envelope) => {
+      if (event._tag === 'WebhookEndpointCreated') return run(catchUpEndpoint(event, envelope))
+      // Most events (a job's request and start) have no row: nothing to run for them.
+      if (mappingOf(event)) return run(fanOut(event, envelope))
+    },
   })
 }
