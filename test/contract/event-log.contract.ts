@@ -168,4 +168,50 @@ export const eventLogContract = (t: Test, name: string, make: () => Promise<Even
       await until(() => witness.includes(later!.event_id), 'another subscriber to see the later event')
       t.same(seen, [first!.event_id], 'the stopped subscriber got nothing more')
     })
+
+    const batches = log.subscribeBatches
+    const subscribeBatches = async (options: SubscriptionOptions, handler: (events: readonly RecordedEvent[]) => Promise<void>) => {
+      const sub = await Effect.runPromise(batches!(options, handler))
+      subscriptions.push(sub)
+      return sub
+    }
+    const noBatches = batches ? false : 'this log has no batches of its own'
+
+    t.test('batches: every event of its categories once, each stream in order, a resumed subscriber starts after them', { skip: noBatches }, async (t) => {
+      const cat = category()
+      const name = `batches-${randomUUID()}`
+      await Promise.all([1, 2, 3].map((n) => append(`${cat}-${n}`, 4)))
+      const received: RecordedEvent[] = []
+      const sub = await subscribeBatches({ name, categories: [cat] }, async (events) => { received.push(...events) })
+      await until(() => received.length >= 12, 'all 12 events')
+      const stored = await Promise.all([1, 2, 3].map((n) => Effect.runPromise(store.readStream(`${cat}-${n}`))))
+      t.same(byStream(received), byStream(stored.flat()), 'each stream once, in order')
+      await sub.stop()
+      await append(`${cat}-1`, 1)
+      const resumed: RecordedEvent[] = []
+      await subscribeBatches({ name, categories: [cat] }, async (events) => { resumed.push(...events) })
+      await until(() => resumed.length >= 1, 'the event appended while stopped')
+      await new Promise((r) => setTimeout(r, 300))
+      t.same(resumed.map((e) => e.revision), [4], 'only what came after the handled batches')
+    })
+
+    t.test('batches: a failing batch goes again one event at a time; a poison event is given up on, the others handled', { skip: noBatches }, async (t) => {
+      const cat = category()
+      const events = (await Promise.all([1, 2].map((n) => append(`${cat}-${n}`, 3)))).flat()
+      const poison = events[4]!
+      const handled = new Set<string>()
+      let poisonAttempts = 0
+      await subscribeBatches({ name: `batches-${randomUUID()}`, categories: [cat], maxAttempts: 2 }, async (batch) => {
+        if (batch.some((e) => e.event_id === poison.event_id)) {
+          if (batch.length === 1) poisonAttempts += 1
+          throw new Error('poison')
+        }
+        for (const e of batch) handled.add(e.event_id)
+      })
+      const others = events.filter((e) => e !== poison).map((e) => e.event_id)
+      await until(() => others.every((id) => handled.has(id)) && poisonAttempts >= 2, 'the other events handled and the poison one tried twice')
+      await new Promise((r) => setTimeout(r, 300))
+      t.equal(poisonAttempts, 2, 'the poison event alone, maxAttempts times')
+      t.notOk(handled.has(poison.event_id))
+    })
   })
