@@ -1,6 +1,7 @@
 import { Effect, Layer } from 'effect'
 import type { Consumer, ConsumerRunConfig, Kafka, KafkaMessage } from 'kafkajs'
 import { DEFAULT_MAX_ATTEMPTS, makeDispatcher, makeSlots } from '../log/dispatcher.js'
+import { makeBatchOrOneByOne } from '../log/batch-or-one-by-one.js'
 import { scopedEventLog } from '../log/scoped-log.js'
 import { EventLog, LogUnavailable, type EventHandler, type EventLogService, type SubscriptionOptions } from '../../ports/event-log.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
@@ -114,29 +115,7 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
       const progress = makeProgress()
       let stopping = false
       const consumer = await connectConsumer(subscription)
-      // A failed group goes again one event at a time (each retried, a poison one given up on), in the group's order.
-      const oneByOne = progress.track((event: RecordedEvent) => handler([event]))
-      const handleGroup = async (events: readonly RecordedEvent[]) => {
-        try {
-          await handler(events)
-          for (const event of events) progress.finished(event)
-          return
-        } catch (error) {
-          if (stopping) throw error
-          log(`subscriber ${subscription.name} failed on a batch of ${events.length} events; handling them one at a time`, error)
-        }
-        const dispatcher = makeDispatcher({
-          concurrency: 1,
-          ...(subscription.maxAttempts !== undefined ? { maxAttempts: subscription.maxAttempts } : {}),
-          handler: oneByOne,
-          isStopping: () => stopping,
-          onCheckpoint: () => {},
-          onError: reportFailure(subscription, progress, 'one at a time'),
-        })
-        for (const event of events) await dispatcher.dispatch(event, true)
-        await dispatcher.idle()
-        if (stopping) throw new Error('stopped before the batch was handled')
-      }
+      const handleGroup = makeBatchOrOneByOne(handler, { subscription, isStopping: () => stopping, onFinished: progress.finished, log })
       const addToGroup = makeBatchGroups(handleGroup)
       await run(consumer, subscription, {
         autoCommit: true,

@@ -3,6 +3,7 @@ import { Cause, Effect, Either, Exit, Runtime } from 'effect'
 import { streamCategory } from '../../domain/streams.js'
 import type { EventLogService } from '../../ports/event-log.js'
 import type { EventStoreService, RecordedEvent, StoreUnavailable } from '../../ports/event-store.js'
+import { catchUpBatches } from './catch-up-batches.js'
 import { makeDispatcher } from './dispatcher.js'
 import { makeLogWake } from './log-wake.js'
 
@@ -82,6 +83,25 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
     }
   }
 
+  const readBatches: NonNullable<EventLogService['readBatches']> = ({ name, from }, handler) => Effect.sync(() => {
+    let handled = from
+    const reader = follow(name, from, async (events, isStopped) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await handler(events)
+          handled = events.at(-1)!.position
+          return handled
+        } catch (error) {
+          log(`reader ${name} failed on the events after ${handled} (attempt ${attempt})`, error)
+          if (isStopped()) return handled
+          await Promise.race([new Promise((resolve) => setTimeout(resolve, retryPauseMs(attempt))), reader.stopping])
+          if (isStopped()) return handled
+        }
+      }
+    })
+    return { checkpoint: () => handled, stop: reader.stop }
+  })
+
   return {
     setCheckpoint: checkpoints.save,
     checkpointOf: checkpoints.load,
@@ -134,23 +154,7 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
         },
       }
     }),
-    readBatches: ({ name, from }, handler) => Effect.sync(() => {
-      let handled = from
-      const reader = follow(name, from, async (events, isStopped) => {
-        for (let attempt = 1; ; attempt++) {
-          try {
-            await handler(events)
-            handled = events.at(-1)!.position
-            return handled
-          } catch (error) {
-            log(`reader ${name} failed on the events after ${handled} (attempt ${attempt})`, error)
-            if (isStopped()) return handled
-            await Promise.race([new Promise((resolve) => setTimeout(resolve, retryPauseMs(attempt))), reader.stopping])
-            if (isStopped()) return handled
-          }
-        }
-      })
-      return { checkpoint: () => handled, stop: reader.stop }
-    }),
+    readBatches,
+    subscribeBatches: catchUpBatches(readBatches, checkpoints, log),
   }
 }

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from 'effect'
 import { DocumentStore } from '../../ports/document-store.js'
-import { EventLog, StoreLog, type EventLogService } from '../../ports/event-log.js'
+import { EventLog, StoreLog, type EventLogService, type Subscription } from '../../ports/event-log.js'
 import { EventStore } from '../../ports/event-store.js'
 import { Metrics } from '../../ports/metrics.js'
 import { JOBS } from '../../projections/jobs.js'
@@ -32,13 +32,18 @@ export const PrometheusLive = Layer.effect(Prometheus, Effect.gen(function* () {
 }))
 
 /** Every subscription made on the log is reported (its checkpoint) until it stops. */
-const tracked = (metrics: PrometheusMetrics, log: 'store' | 'event', events: EventLogService): EventLogService => ({
-  ...events,
-  subscribe: (options, handler) => Effect.map(events.subscribe(options, handler), (subscription) => {
-    const untrack = metrics.trackSubscriber(log, options.name, subscription.checkpoint)
+const tracked = (metrics: PrometheusMetrics, log: 'store' | 'event', events: EventLogService): EventLogService => {
+  const track = (name: string) => (subscription: Subscription): Subscription => {
+    const untrack = metrics.trackSubscriber(log, name, subscription.checkpoint)
     return { checkpoint: subscription.checkpoint, stop: () => { untrack(); return subscription.stop() } }
-  }),
-})
+  }
+  const { subscribeBatches } = events
+  return {
+    ...events,
+    subscribe: (options, handler) => Effect.map(events.subscribe(options, handler), track(options.name)),
+    ...(subscribeBatches ? { subscribeBatches: (options, handler) => Effect.map(subscribeBatches(options, handler), track(options.name)) } : {}),
+  }
+}
 
 /**
  * The Metrics port, and the logs decorated so each subscriber's lag can be read. Only catch-up subscribers report a

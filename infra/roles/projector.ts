@@ -40,7 +40,7 @@ const applyBatch = (projection: Projection, events: readonly RecordedEvent[]) =>
  * The projector role. Embedded (every projection on the store's own log, read models in a store with atomic batches):
  * one reader folds each batch of events into all read models in one transaction with their positions. Otherwise one
  * subscription per read model, on the store's own log when the projection needs the log's total order, else on the
- * event log (Kafka on scale-out); a log that delivers batches gets each applied as one write batch. They stop together
+ * event log (Kafka on scale-out); on scale-out, a log that delivers batches gets each applied as one write batch. They stop together
  * when the scope closes.
  */
 export const projectorRole = (logger: Logger) => Effect.gen(function* () {
@@ -63,9 +63,11 @@ export const projectorRole = (logger: Logger) => Effect.gen(function* () {
     return
   }
   const run = yield* currentRunner
+  // Batches where the read models live apart from the log (scale-out), so a round trip is what an event costs.
+  const batched = storeLog !== eventLog
   const subscribe = (log: EventLogService, projection: Projection) => {
     const options = { name: projection.name, categories: projection.categories, concurrency: projection.concurrency }
-    return log.subscribeBatches
+    return batched && log.subscribeBatches
       ? untilScopeCloses(log.subscribeBatches(options, (events) => run(applyBatch(projection, events))))
       : scopedSubscription(log, options, (event) => run(projection.apply(event)))
   }
