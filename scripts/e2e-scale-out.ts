@@ -81,7 +81,13 @@ const env: Record<string, string> = {
   SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, SIGNING_SECRET: `secret-${runId}`, FETCHER_CONCURRENCY: '8',
 }
 
-const jobBody = (i: number) => JSON.stringify({ job_type: 'light', target_url: `${site.origin}/${i % 5 === 0 ? 'slow?ms=300' : 'page'}`, tags: ['e2e'] })
+/**
+ * Each page answers after PAGE_MS, as remote sites do, so a fetcher spends a job's time waiting with a slot taken:
+ * what a second fetcher relieves. (Instant local pages measured only the event pipeline, which a fetcher does not add
+ * to.) The embedded profile's fetcher has as many slots as the two scale-out fetchers together.
+ */
+const PAGE_MS = 400
+const jobBody = (i: number) => JSON.stringify({ job_type: 'light', target_url: `${site.origin}/slow?ms=${PAGE_MS}&job=${i}`, tags: ['e2e'] })
 
 /** Submits `count` jobs through an API and answers the job ids and the seconds until all finished (`finished()` counts up). */
 const runJobs = async (base: string, key: string, count: number, finished: () => number, midway?: () => void) => {
