@@ -14,12 +14,16 @@ export type FastDecode = (data: unknown) => object | undefined
 // Draft 2020-12: Effect's JSON Schemas put shared parts under `$defs`.
 const ajv = new Ajv2020.default({ strict: false, allErrors: false, validateFormats: false })
 
-/** True when the AST has nothing that decoding transforms (its output is its input, field for field). */
+/**
+ * True when the AST has nothing that decoding transforms (its output is its input, field for field) and no refinement:
+ * a refinement's predicate is code a JSON Schema cannot carry (Effect leaves a custom filter out), so it needs the schema.
+ */
 const checksOnly = (ast: SchemaAST.AST): boolean => {
   switch (ast._tag) {
     case 'Transformation':
     case 'Declaration':
     case 'Suspend':
+    case 'Refinement':
       return false
     case 'TypeLiteral':
       return ast.propertySignatures.every((property) => checksOnly(property.type)) && ast.indexSignatures.every((index) => checksOnly(index.type))
@@ -27,8 +31,6 @@ const checksOnly = (ast: SchemaAST.AST): boolean => {
       return ast.types.every(checksOnly)
     case 'TupleType':
       return ast.elements.every((element) => checksOnly(element.type)) && ast.rest.every((rest) => checksOnly(rest.type))
-    case 'Refinement':
-      return checksOnly(ast.from)
     default:
       return true
   }

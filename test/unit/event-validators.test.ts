@@ -55,3 +55,11 @@ t.test('the fast path answers only for data of exactly the schema\'s shape', asy
 t.test('an event class whose decoding transforms a field (a default) never takes the fast path', async (t) => {
   t.equal(fastDecoderOf(ContentMonitorRunFinished), undefined)
 })
+
+t.test('an event class with a refinement (a predicate a JSON Schema cannot carry) never takes the fast path', async (t) => {
+  class Refined extends Schema.TaggedClass<Refined>()('Refined', {
+    even: Schema.Number.pipe(Schema.filter((n) => n % 2 === 0)),
+    count: Schema.Int,
+  }) {}
+  t.equal(fastDecoderOf(Refined), undefined)
+})
