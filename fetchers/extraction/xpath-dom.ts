@@ -108,12 +108,34 @@ export class XAttr extends XNode {
 }
 
 /** The NamedNodeMap subset xpath uses (`length`, `item`). */
-class AttrList {
-  constructor(readonly items: XAttr[]) {}
-  get length() { return this.items.length }
-  item(i: number): XAttr | null { return this.items[i] ?? null }
+export class AttrList {
+  private readonly items: Array<XAttr | undefined> = []
+  constructor(private readonly owner: XElement, private readonly names: readonly string[]) {}
+  get length() { return this.names.length }
+  /** Each attribute node is made when first asked for; they sort after the element, before its first child. */
+  item(i: number): XAttr | null {
+    if (!(i >= 0 && i < this.names.length)) return null
+    let attr = this.items[i]
+    if (!attr) {
+      const { owner, names } = this
+      const source = owner.source
+      const name = names[i]!
+      const order = owner.order + (i + 1) / (names.length + 1)
+      attr = new XAttr(name, source.attribs[name]!, owner, source['x-attribsNamespace']?.[name], source['x-attribsPrefix']?.[name], order)
+      this.items[i] = attr
+    }
+    return attr
+  }
+  /**
+   * Whether attribute `i` may match a name test for `localName`: its local name (as XAttr reads it) equal, in any
+   * case when `anyCase`. A quick filter only: the test itself still decides.
+   */
+  mayMatch(i: number, localName: string, anyCase: boolean): boolean {
+    const name = this.names[i]!
+    const local = name.slice(name.indexOf(':') + 1) || name
+    return anyCase ? local.toLowerCase() === localName.toLowerCase() : local === localName
+  }
 }
-const NO_ATTRIBUTES = new AttrList([])
 
 export class XElement extends XSourceNode<Element> {
   readonly nodeType = 1
@@ -139,19 +161,9 @@ export class XElement extends XSourceNode<Element> {
   }
   override get firstChild() { return childOf(this.ownerDocument, this.source.children, false) }
   override get lastChild() { return childOf(this.ownerDocument, this.source.children, true) }
-  /** Made when XPath first asks (most elements are never asked); they sort after the element, before its first child. */
+  /** Made when XPath first asks (most elements are never asked). */
   get attributes(): AttrList {
-    if (!this.attributeList) {
-      const source = this.source
-      const names = Object.keys(source.attribs)
-      if (names.length === 0) this.attributeList = NO_ATTRIBUTES
-      else {
-        const step = 1 / (names.length + 1)
-        this.attributeList = new AttrList(names.map((name, i) => new XAttr(
-          name, source.attribs[name]!, this, source['x-attribsNamespace']?.[name], source['x-attribsPrefix']?.[name], this.order + (i + 1) * step,
-        )))
-      }
-    }
+    this.attributeList ??= new AttrList(this, Object.keys(this.source.attribs))
     return this.attributeList
   }
   getAttribute(name: string): string | null {

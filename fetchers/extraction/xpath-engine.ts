@@ -12,11 +12,13 @@
  *    expression's evaluation make (and drop) a function resolver holding every standard function, for
  *    every node a predicate is tried on.
  * 5. The string-value of an element is read from cheerio's tree, without wrapping every node under it.
+ * 6. Location steps without a node set per context node, and number-literal predicates picked by position.
+ * 7. An `@name` step makes only the attribute nodes that may have that name.
  * And one guard: evaluation runs on the fetcher's thread and cannot be interrupted, so steps and
  * string values check a deadline (`//*[. = //*]` is quadratic on a large page).
  */
 import xpathLib from 'xpath'
-import { descendantsNamed, stringValue, XDocument, XElement, type XNode } from './xpath-dom.js'
+import { descendantsNamed, stringValue, XDocument, XElement, type XAttr, type XNode } from './xpath-dom.js'
 
 export interface XValue {
   stringValue(): string
@@ -38,7 +40,7 @@ interface XPathInternals {
   XNumber: abstract new (...args: never[]) => { numberValue(): number; readonly kind?: 'number' }
   XBoolean: abstract new (...args: never[]) => { booleanValue(): boolean; readonly kind?: 'boolean' }
   Step: (new (axis: number, nodeTest: unknown, predicates: unknown[]) => StepNode) & Record<
-    'CHILD' | 'DESCENDANT' | 'DESCENDANTORSELF' | 'ANCESTOR' | 'ANCESTORORSELF' | 'PARENT' | 'PRECEDING' | 'PRECEDINGSIBLING', number>
+    'ATTRIBUTE' | 'CHILD' | 'DESCENDANT' | 'DESCENDANTORSELF' | 'ANCESTOR' | 'ANCESTORORSELF' | 'PARENT' | 'PRECEDING' | 'PRECEDINGSIBLING', number>
   NodeTest: { NameTestQName: abstract new (...args: never[]) => NameTest }
   XPathContext: { prototype: { extend(this: object, props: object): object } }
   LocationPath: AnyClass
@@ -307,7 +309,7 @@ function patchDeadlineChecks() {
   const { applyStep } = xpath.PathExpr
   xpath.PathExpr.applyStep = function (...args: unknown[]) {
     tick()
-    const [step, context, node] = args as [StepNode, { contextNode: unknown }, XNode]
+    const [step, context, node] = args as [StepNode, { contextNode: unknown; caseInsensitive?: boolean }, XNode]
     // 3. `descendant::name` (what `//name` becomes) tests only the elements of that name under the node, from the
     // view's index, instead of every node under it. Unprefixed names only: a prefix that does not resolve must still
     // fail the evaluation when nothing has the name.
@@ -318,6 +320,19 @@ function patchDeadlineChecks() {
         context.contextNode = node
         return named.filter((m) => test.matches(m, context))
       }
+    }
+    // 7. `@name` on an element of our view makes (and tests) only the attribute nodes that may have that name.
+    if (step.axis === xpath.Step.ATTRIBUTE && node instanceof XElement && step.nodeTest instanceof xpath.NodeTest.NameTestQName) {
+      const test = step.nodeTest
+      context.contextNode = node
+      const list = node.attributes
+      const out: XAttr[] = []
+      for (let i = 0; i < list.length; i++) {
+        if (!list.mayMatch(i, test.localName, context.caseInsensitive === true)) continue
+        const attr = list.item(i)!
+        if (test.matches(attr, context)) out.push(attr)
+      }
+      return out
     }
     return applyStep.apply(this, args)
   }

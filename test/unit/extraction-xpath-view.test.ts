@@ -50,7 +50,7 @@ const AXES = [
   '//ul[1]/li[1]/following::*[1]', '//dd[1]/preceding::*[2]', '//strong/ancestor::*[2]', '//*[local-name() = "span"][3]', 'id("tree")/li',
   '//li/ancestor::*[1]', '//li/ancestor::*[2]', '//dd/preceding-sibling::*[1]', '//li[1.5]', '//li[0]', '//li[2][1]', '//*[@class][2]',
   '//li/following::*[3]', '//td/preceding::td[1]', '//*[1][self::li]', '//comment()/following-sibling::node()',
-  '//comment()[last()]/preceding::node()', '//text()[last()]/preceding::comment()', '//node()[2]', '(//text() | //comment())[last()]', '//img/@src', '//a[@href]', '//h3[@class="name"]', '//div[contains(@class, "product")]', '//*[@*]', 'string(/)', '/*', '/html/body/*', '//comment()',
+  '//comment()[last()]/preceding::node()', '//*[@CLASS]/@Class', '//p/@data-x', '//*[@TITLE = "T"]', '//p/@*[2]', '//@class/..', '//text()[last()]/preceding::comment()', '//node()[2]', '(//text() | //comment())[last()]', '//img/@src', '//a[@href]', '//h3[@class="name"]', '//div[contains(@class, "product")]', '//*[@*]', 'string(/)', '/*', '/html/body/*', '//comment()',
 ]
 
 /** The same tree in xmldom, node by node (serializing would re-parse script text as markup). */
@@ -76,7 +76,7 @@ function htmlCase(html: string) {
 
 /** Comments and text runs everywhere: nodes that are not elements are placed in document order from their neighbours. */
 const MIXED = `<!-- first --><!doctype html><html><head><title>t</title><!-- in head --></head><body>
-a<!--c1-->b<p>x<!--c2--><b>y</b>z</p>tail<!--c3--><!--c3b--><div><span></span><!--c4-->q</div>end<!--last--></body></html><!-- after -->`
+a<!--c1-->b<p class="k" data-X="1" title="T">x<!--c2--><b>y</b>z</p>tail<!--c3--><!--c3b--><div><span></span><!--c4-->q</div>end<!--last--></body></html><!-- after -->`
 const PAGES: Record<string, string> = Object.fromEntries(['nested-lists.html', 'product-grid.html', 'table.html', 'broken-markup.html', 'json-ld.html']
   .map((file) => [file, readFileSync(FIXTURES + file, 'utf8')]))
 
