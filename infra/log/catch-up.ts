@@ -49,7 +49,11 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
    * Reads the log after `start` until stopped: each batch goes to `deliver`, which answers the position it reached
    * (the next read starts after it); at the end of the log it waits for the next wake.
    */
-  const follow = (name: string, start: number, deliver: (events: readonly RecordedEvent[], stopped: () => boolean) => Promise<number>) => {
+  const follow = (
+    name: string, start: number, deliver: (events: readonly RecordedEvent[], stopped: () => boolean) => Promise<number>,
+    /** After a wake, let the appends already under way land first, so they are read as one batch. */
+    gather = false,
+  ) => {
     let stopped = false
     let stop: () => void = () => {}
     const stopping = new Promise<void>((resolve) => { stop = resolve })
@@ -68,6 +72,7 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
             if (moved && batch.right.length === BATCH) continue
           }
           if (!stopped) await Promise.race([wake.next(seen), stopping])
+          if (gather && !stopped) await new Promise((resolve) => setImmediate(resolve))
         }
       } finally {
         wake.leave()
@@ -98,7 +103,7 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
           if (isStopped()) return handled
         }
       }
-    })
+    }, true)
     return { checkpoint: () => handled, stop: reader.stop }
   })
 
