@@ -4,7 +4,7 @@ import { streamCategory } from '../../domain/streams.js'
 import type { EventLogService } from '../../ports/event-log.js'
 import type { EventStoreService, RecordedEvent, StoreUnavailable } from '../../ports/event-store.js'
 import { catchUpBatches } from './catch-up-batches.js'
-import { makeDispatcher } from './dispatcher.js'
+import { makeDispatcher, retryPauseMs } from './dispatcher.js'
 import { makeLogWake } from './log-wake.js'
 
 /** Where a catch-up subscriber's durable checkpoint lives (the SQLite file, or the document store). */
@@ -22,9 +22,6 @@ export interface CatchUpOptions {
 }
 
 const BATCH = 500
-
-/** Pause before a failed batch is handed to a batch reader again. */
-const retryPauseMs = (attempt: number) => Math.min(5000, 100 * 2 ** attempt)
 
 /** Catch-up subscriptions over the event store's ordered log, with durable checkpoints. */
 export const makeCatchUpLog = (store: EventStoreService, checkpoints: CheckpointStore, options: CatchUpOptions = {}): EventLogService => {

@@ -18,6 +18,9 @@ export interface DispatcherOptions {
 /** Attempts per event when a subscription does not say. */
 export const DEFAULT_MAX_ATTEMPTS = 5
 
+/** Pause before a failed event (or batch) is tried again: doubling from 200 ms, at most 5 s. */
+export const retryPauseMs = (attempt: number) => Math.min(5000, 100 * 2 ** attempt)
+
 export interface Slots {
   readonly acquire: () => Promise<void>
   readonly release: () => void
@@ -73,7 +76,7 @@ export const makeDispatcher = (options: DispatcherOptions) => {
         if (options.isStopping()) return false
         options.onError(event, error, attempt)
         if (attempt >= maxAttempts) return true
-        await new Promise((r) => setTimeout(r, Math.min(5000, 100 * 2 ** attempt)))
+        await new Promise((r) => setTimeout(r, retryPauseMs(attempt)))
       }
     }
   }

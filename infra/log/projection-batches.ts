@@ -8,6 +8,7 @@ import { readModelsApplied } from '../../projections/read-your-writes.js'
 import { DocumentNeeded } from '../../projections/document-view.js'
 import { replayDocuments } from '../replay-documents.js'
 import { documentCheckpoints } from './document-checkpoints.js'
+import { retryPauseMs } from './dispatcher.js'
 
 /** Attempts at one projection's event (after its batch failed) before it is given up on and logged. */
 const ATTEMPTS = 5
@@ -130,7 +131,7 @@ export const projectInBatches = (
             positions.set(projection.name, event.position)
             break
           }
-          await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 100 * 2 ** attempt)))
+          await new Promise((resolve) => setTimeout(resolve, retryPauseMs(attempt)))
         }
       }
     }
