@@ -8,7 +8,7 @@ import { connect } from 'puppeteer-real-browser'
 import { SCOPES } from '../domain/scopes.js'
 import { BASE_CHROMIUM_FLAGS } from '../fetchers/browser/launch-flags.js'
 import { startBrowserSite } from '../test/fixtures/browser-site.js'
-import { tempDataDir } from '../test/helpers/service.js'
+import { benchDataDir } from './data-dir.js'
 import { runCli, spawnService } from '../test/helpers/process.js'
 import { fmt, percentile, pool } from './stats.js'
 import { awaitSucceededResult } from './await-result.js'
@@ -21,7 +21,7 @@ const WARMUP = 3
 const site = await startBrowserSite()
 const target = `${site.origin}/app.html`
 const env = {
-  DATA_DIR: tempDataDir('bench-browser'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, LOG_LEVEL: 'error',
+  DATA_DIR: benchDataDir('bench-browser'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, LOG_LEVEL: 'error',
   BROWSER_POOL_SIZE: String(CONCURRENCY), CHROMIUM_PATH: CHROMIUM,
 }
 const { api_key: adminKey } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise', '--rate-limit-rpm', '100000', '--daily-quota', '1000000'])

@@ -7,7 +7,8 @@
 import { parseAllowlist } from '../domain/address-policy.js'
 import { startEgressGateway } from '../fetchers/egress/index.js'
 import { startFixtureSite } from '../test/fixtures/site.js'
-import { tempDataDir, waitFor } from '../test/helpers/service.js'
+import { waitFor } from '../test/helpers/service.js'
+import { benchDataDir } from './data-dir.js'
 import { runCli, spawnService } from '../test/helpers/process.js'
 import { rawLightFetch, stopRawLightClient } from './raw-light-fetch.js'
 import { runCrawleeBaseline } from './crawlee-baseline.js'
@@ -19,7 +20,7 @@ const N = Number(process.env.BENCH_JOBS ?? 300)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 
 const site = await startFixtureSite()
-const env = { DATA_DIR: tempDataDir('bench-light'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, FETCHER_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'error' }
+const env = { DATA_DIR: benchDataDir('bench-light'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, FETCHER_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'error' }
 const { api_key: adminKey } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise', '--rate-limit-rpm', '100000', '--daily-quota', '100000000'])
 // BENCH_CPU_PROF=DIR writes the service's CPU profile (node --cpu-prof) into DIR when it stops.
 const profileDir = process.env.BENCH_CPU_PROF

@@ -18,7 +18,7 @@ import { startProcess } from '../infra/process.js'
 import { replayProjections } from '../infra/replay.js'
 import { PROJECTIONS } from '../projections/index.js'
 import { EventStore, type NewEvent } from '../ports/event-store.js'
-import { tempDataDir } from '../test/helpers/service.js'
+import { benchDataDir } from './data-dir.js'
 import { fmt } from './stats.js'
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 200_000)
@@ -28,7 +28,7 @@ const silent = { info: () => {}, warn: () => {}, error: () => {} }
 
 // READ_MODEL_STORE=mongodb with MONGO_URL (and MONGO_DB) replays into MongoDB instead of SQLite.
 const readModelStore = Object.fromEntries(['READ_MODEL_STORE', 'MONGO_URL', 'MONGO_DB'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])))
-const config = loadConfig({ DATA_DIR: tempDataDir('bench-replay'), LOG_LEVEL: 'silent', ...readModelStore })
+const config = loadConfig({ DATA_DIR: benchDataDir('bench-replay'), LOG_LEVEL: 'silent', ...readModelStore })
 const service = await startProcess(config, [], silent)
 
 /** One valid light spec, as POST /v1/jobs would record it. */

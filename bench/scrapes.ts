@@ -5,7 +5,8 @@
  * service adds to a synchronous scrape.
  */
 import { startFixtureSite } from '../test/fixtures/site.js'
-import { tempDataDir, waitFor } from '../test/helpers/service.js'
+import { waitFor } from '../test/helpers/service.js'
+import { benchDataDir } from './data-dir.js'
 import { spawnService } from '../test/helpers/process.js'
 import { rawLightFetch, stopRawLightClient } from './raw-light-fetch.js'
 import { fmt, percentile } from './stats.js'
@@ -14,7 +15,7 @@ const N = Number(process.env.BENCH_SCRAPES ?? 200)
 
 const site = await startFixtureSite()
 const env = {
-  DATA_DIR: tempDataDir('bench-scrapes'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, LOG_LEVEL: 'error',
+  DATA_DIR: benchDataDir('bench-scrapes'), SSRF_ALLOWLIST: `127.0.0.1:${site.port}`, LOG_LEVEL: 'error',
   // The per-user request rate is not what is measured.
   SCRAPES_PER_MINUTE: '1000000',
 }

@@ -6,7 +6,8 @@
  * first attempt reaching the receiver, and `ratio: X.XX` (service events/s ÷ raw POSTs/s).
  */
 import { request } from 'undici'
-import { tempDataDir, waitFor } from '../test/helpers/service.js'
+import { waitFor } from '../test/helpers/service.js'
+import { benchDataDir } from './data-dir.js'
 import { runCli, spawnService } from '../test/helpers/process.js'
 import { startReceiver } from '../test/helpers/webhook-receiver.js'
 import { fmt, percentile, pool } from './stats.js'
@@ -17,7 +18,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const ENDPOINTS = Math.max(1, Number(process.env.BENCH_ENDPOINTS ?? 1))
 
 const receiver = await startReceiver()
-const env = { DATA_DIR: tempDataDir('bench-webhooks'), SSRF_ALLOWLIST: receiver.allowlistEntry, WEBHOOK_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'error' }
+const env = { DATA_DIR: benchDataDir('bench-webhooks'), SSRF_ALLOWLIST: receiver.allowlistEntry, WEBHOOK_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'error' }
 const { api_key: key } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise', '--rate-limit-rpm', '100000', '--daily-quota', '100000000'])
 const service = await spawnService(env)
 process.on('exit', () => service.child.kill('SIGKILL')) // also when the bench fails half-way
