@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process'
 
 /**
  * Runs `npm run e2e:scale-out` (separate OS processes on Kafka, the MongoDB-protocol server and Azurite; rounds of
- * 100 jobs with two fetchers, with one SIGKILLed midway, and with the one left). Needs the servers: fails under REQUIRE_SERVICES=1 when they are missing.
+ * 100 jobs with one fetcher, with two, with one of them SIGKILLed midway, and with the survivor alone). Needs the
+ * servers: fails under REQUIRE_SERVICES=1 when they are missing.
  */
 const configured = ['KAFKA_BROKERS', 'MONGO_URL', 'AZURE_BLOB_CONNECTION_STRING'].every((k) => process.env[k])
 if (!configured && process.env.REQUIRE_SERVICES === '1') t.fail('scale-out servers are not configured but REQUIRE_SERVICES=1')
@@ -20,4 +21,5 @@ t.test('scale-out processes: exactly one terminal state per job, Kafka in per-st
   t.match(output.text, /e2e:scale-out OK/)
   t.match(output.text, /scale-out [\d.]+ jobs\/s vs embedded [\d.]+ jobs\/s \(ratio: [\d.]+\)/)
   t.match(output.text, /two fetchers [\d.]+ jobs\/s vs one fetcher [\d.]+ jobs\/s \(ratio: [\d.]+\)/)
+  t.match(output.text, /the crash's survivor alone [\d.]+ jobs\/s vs one fresh fetcher [\d.]+ jobs\/s/)
 })
