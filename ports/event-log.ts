@@ -6,6 +6,11 @@ export interface SubscriptionOptions {
   readonly name: string
   /** Stream categories to receive (`job`, `org`, ...); all when omitted. */
   readonly categories?: readonly string[]
+  /**
+   * Event types the handler reacts to (of those categories); all when omitted. A log may pass over the others without
+   * handing them to the handler (they count as handled at once), so a handler must ignore any other type it gets.
+   */
+  readonly types?: readonly string[]
   /** Events of different streams handled at once; one stream's events are always handled in order. */
   readonly concurrency?: number
   /**

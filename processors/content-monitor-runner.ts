@@ -77,6 +77,7 @@ export const makeContentMonitorRunner = (options: { readonly log: (message: stri
   return defineProcessor({
     name: 'processor.content-monitor-runner',
     categories: ['job', 'content-monitor', 'content-monitor-quota'],
+    types: ['JobSucceeded', 'JobFailed', 'ContentMonitorRunStarted', 'ContentMonitorAutoDisabled', 'ContentMonitorPlaceClaimed'],
     log: options.log,
     handle: async (event, envelope) => {
       switch (event._tag) {

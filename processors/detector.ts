@@ -143,6 +143,7 @@ export const makeDetector = (options: DetectorOptions, run: Run<EventStore | Blo
   return defineProcessor({
     name: 'processor.detector',
     categories: ['monitor'],
+    types: ['MonitorRunCompleted', 'ChangeDetected'],
     log: options.log,
     handle: async (event, envelope) => {
       if (event._tag === 'MonitorRunCompleted' && event.status === 'delivered' && event.job_id !== null) {

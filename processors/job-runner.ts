@@ -128,6 +128,7 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
     ...defineProcessor({
       name: 'processor.fetcher',
       categories: ['job'],
+      types: ['JobRequested'],
       log: options.log,
       handle: async (event, envelope) => {
         if (event._tag === 'JobRequested') await runJob(event.job_id, envelope)

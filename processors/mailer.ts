@@ -50,6 +50,7 @@ export const makeMailerProcessor = (options: MailerProcessorOptions, run: Run<Ev
   return defineProcessor({
     name: 'processor.mailer',
     categories: ['user'],
+    types: ['VerificationTokenIssued'],
     log: options.log,
     handle: async (event, envelope) => {
       if (event._tag === 'VerificationTokenIssued') await mail(event, envelope)

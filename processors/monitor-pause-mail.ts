@@ -50,6 +50,7 @@ export const makePauseMailProcessor = (options: PauseMailOptions, run: Run<Docum
   return defineProcessor({
     name: 'processor.monitor-pause-mail',
     categories: ['monitor'],
+    types: ['MonitorPaused'],
     log: options.log,
     handle: async (event, envelope) => {
       if (event._tag === 'MonitorPaused' && event.reason !== 'user') await run(mail(event, envelope))

@@ -32,6 +32,7 @@ export const makeMonitorPlanProcessor = (options: { readonly log: (message: stri
   return defineProcessor({
     name: 'processor.monitor-plan',
     categories: ['org'],
+    types: ['OrgPlanChanged'],
     log: options.log,
     handle: async (event, envelope) => {
       if (event._tag === 'OrgPlanChanged') await run(apply(event, envelope))

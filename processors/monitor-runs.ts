@@ -92,6 +92,7 @@ export const makeMonitorRunsProcessor = (options: MonitorRunsOptions, run: Run<E
   return defineProcessor({
     name: 'processor.monitor-runs',
     categories: ['monitor', 'job'],
+    types: ['MonitorRunFired', 'MonitorRunDequeued', 'JobSucceeded', 'JobFailed'],
     log: options.log,
     handle: async (event, envelope) => {
       switch (event._tag) {

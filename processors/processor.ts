@@ -1,12 +1,22 @@
 import { decodeStored } from '../domain/events.js'
 import type { Category, EventOf } from '../domain/streams.js'
+import type { SubscriptionOptions } from '../ports/event-log.js'
 import type { EventEnvelope, RecordedEvent } from '../ports/event-store.js'
 
-export interface ProcessorDefinition<C extends Category> {
+/** The event types of some categories. */
+export type TypeOf<C extends Category> = EventOf<C>['_tag']
+
+export interface ProcessorDefinition<C extends Category, T extends TypeOf<C>> {
   readonly name: string
   readonly categories: readonly C[]
-  /** Reacts to one decoded event; switch on `event._tag`. */
-  readonly handle: (event: EventOf<C>, envelope: EventEnvelope) => Promise<void>
+  /**
+   * The event types it reacts to. Every other event of its categories is passed over without being decoded or handed
+   * to `handle` (the embedded log does not even schedule a handler run for it), and a `case` of `handle` for a type
+   * not listed does not type-check.
+   */
+  readonly types: readonly T[]
+  /** Reacts to one decoded event of the listed types; switch on `event._tag`. */
+  readonly handle: (event: Extract<EventOf<C>, { readonly _tag: T }>, envelope: EventEnvelope) => Promise<void>
   /** Where the reason goes when an event cannot be decoded. */
   readonly log: (message: string, detail?: unknown) => void
 }
@@ -14,7 +24,8 @@ export interface ProcessorDefinition<C extends Category> {
 export interface Processor {
   readonly name: string
   readonly categories: readonly string[]
-  /** The subscription's handler: takes recorded events, decodes each once. */
+  readonly types: readonly string[]
+  /** The subscription's handler: takes recorded events, decodes each of the listed types once, ignores the others. */
   readonly handle: (event: RecordedEvent) => Promise<void>
 }
 
@@ -22,16 +33,26 @@ export interface Processor {
  * Builds a processor whose handler gets events decoded into the domain's union. An event this version cannot decode
  * (unknown type, schema mismatch) is skipped with a logged reason: retrying cannot make it readable.
  */
-export const defineProcessor = <C extends Category>(definition: ProcessorDefinition<C>): Processor => ({
-  name: definition.name,
-  categories: definition.categories,
-  handle: async (recorded) => {
-    const decoded = decodeStored(definition.categories, recorded)
-    if (!decoded.ok) {
-      definition.log(`${definition.name} skips event ${recorded.event_id} (position ${recorded.position}): ${decoded.reason}`)
-      return
-    }
-    const { type: _type, data: _data, ...envelope } = recorded
-    await definition.handle(decoded.event, envelope)
-  },
+export const defineProcessor = <C extends Category, T extends TypeOf<C>>(definition: ProcessorDefinition<C, T>): Processor => {
+  const types: ReadonlySet<string> = new Set(definition.types)
+  return {
+    name: definition.name,
+    categories: definition.categories,
+    types: definition.types,
+    handle: async (recorded) => {
+      if (!types.has(recorded.type)) return
+      const decoded = decodeStored(definition.categories, recorded)
+      if (!decoded.ok) {
+        definition.log(`${definition.name} skips event ${recorded.event_id} (position ${recorded.position}): ${decoded.reason}`)
+        return
+      }
+      const { type: _type, data: _data, ...envelope } = recorded
+      await definition.handle(decoded.event as Extract<EventOf<C>, { readonly _tag: T }>, envelope)
+    },
+  }
+}
+
+/** The subscription a processor reads: its name, categories and event types, `concurrency` handlers at once. */
+export const subscriptionOf = (processor: Processor, concurrency: number): SubscriptionOptions => ({
+  name: processor.name, categories: processor.categories, types: processor.types, concurrency,
 })

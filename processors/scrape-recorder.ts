@@ -37,6 +37,7 @@ export const makeScrapeRecorder = (options: { readonly log: (message: string, de
   return defineProcessor({
     name: 'processor.scrape-recorder',
     categories: ['job', 'scrape'],
+    types: ['JobRequested', 'JobSucceeded', 'JobFailed', 'ScrapeRequested'],
     log: options.log,
     handle: async (event, envelope) => {
       switch (event._tag) {

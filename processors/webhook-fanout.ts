@@ -5,11 +5,11 @@ import { scheduleWebhookDelivery, webhookDeliveryId, webhookEventId } from '../c
 import { decodeEvent } from '../domain/events.js'
 import { streamCategory, type DomainEvent } from '../domain/streams.js'
 import type { WebhookEndpointCreated } from '../domain/webhook/events.js'
-import { mappingOf, type SourceContext, type WebhookEventDraft } from '../domain/webhook/kinds.js'
+import { mappingOf, WEBHOOK_MAPPING, type SourceContext, type WebhookEventDraft } from '../domain/webhook/kinds.js'
 import { Clock } from '../ports/clock.js'
 import { EventStore, type EventEnvelope, type StoreUnavailable } from '../ports/event-store.js'
 import type { DueDelivery } from './webhook-dispatcher.js'
-import { defineProcessor } from './processor.js'
+import { defineProcessor, type TypeOf } from './processor.js'
 import type { Run } from './runner.js'
 
 export interface WebhookFanoutOptions<R> {
@@ -30,6 +30,8 @@ export interface WebhookFanoutOptions<R> {
 
 /** The categories whose events have rows in the mapping table. */
 export const WEBHOOK_SOURCE_CATEGORIES = ['job', 'monitor', 'webhook-endpoint'] as const
+/** What the fan-out reacts to: the events with a mapping row (all of the source categories), and an endpoint's creation. */
+const FANOUT_TYPES = [...Object.keys(WEBHOOK_MAPPING), 'WebhookEndpointCreated'] as TypeOf<(typeof WEBHOOK_SOURCE_CATEGORIES)[number]>[]
 const isSourceCategory = (stream: string) => (WEBHOOK_SOURCE_CATEGORIES as readonly string[]).includes(streamCategory(stream))
 
 /** Events read per step when an endpoint's creation is followed by the events recorded since. */
@@ -130,6 +132,7 @@ export const makeWebhookFanout = <R>(options: WebhookFanoutOptions<R>, run: Run<
   return defineProcessor({
     name: 'processor.webhook-fanout',
     categories: WEBHOOK_SOURCE_CATEGORIES,
+    types: FANOUT_TYPES,
     log: options.log,
     handle: async (event, envelope) => {
       if (event._tag === 'WebhookEndpointCreated') return run(catchUpEndpoint(event, envelope))

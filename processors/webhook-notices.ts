@@ -40,6 +40,7 @@ export const makeWebhookNotices = <R>(options: WebhookNoticesOptions<R>, run: Ru
   return defineProcessor({
     name: 'processor.webhook-notices',
     categories: ['webhook-endpoint'],
+    types: ['WebhookEndpointDisabled'],
     log: options.log,
     handle: async (event, envelope) => {
       if (event._tag === 'WebhookEndpointDisabled') await run(notify(event, envelope))

@@ -30,7 +30,9 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
 
   // A store that answers synchronously (SQLite, memory) is read without a promise round per read.
   let answersAtOnce = true
-  const readBatch = async (after: number): Promise<Either.Either<readonly RecordedEvent[], unknown>> => {
+  type Read = Either.Either<readonly RecordedEvent[], unknown>
+  /** The batch after `after`: at once from a store that answers synchronously, else a promise of it. */
+  const readBatch = (after: number): Read | Promise<Read> => {
     const read = Effect.either(store.readAll(after, BATCH))
     if (answersAtOnce) {
       const exit = Effect.runSyncExit(read)
@@ -44,31 +46,39 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
 
   /**
    * Reads the log after `start` until stopped: each batch goes to `deliver`, which answers the position it reached
-   * (the next read starts after it); at the end of the log it waits for the next wake.
+   * (the next read starts after it), at once or as a promise; at the end of the log it waits for the next wake.
    */
   const follow = (
-    name: string, start: number, deliver: (events: readonly RecordedEvent[], stopped: () => boolean) => Promise<number>,
+    name: string, start: number, deliver: (events: readonly RecordedEvent[], stopped: () => boolean) => number | Promise<number>,
     /** After a wake, let the appends already under way land first, so they are read as one batch. */
     gather = false,
   ) => {
     let stopped = false
     let stop: () => void = () => {}
     const stopping = new Promise<void>((resolve) => { stop = resolve })
+    /** Ends the loop's wait for a wake (at the wake, or at stop). */
+    let wakeUp: () => void = () => {}
+    const nextWake = (seen: number) => new Promise<void>((resolve) => {
+      wakeUp = resolve
+      wake.onNext(seen, resolve)
+    })
     let cursor = start
     wake.join()
     const loop = (async () => {
       try {
         while (!stopped) {
           const seen = wake.generation()
-          const batch = await readBatch(cursor)
+          const read = readBatch(cursor)
+          const batch = read instanceof Promise ? await read : read
           if (Either.isLeft(batch)) log(`subscriber ${name} could not read the log`, batch.left)
           else if (batch.right.length > 0) {
-            const reached = await deliver(batch.right, () => stopped)
+            const delivered = deliver(batch.right, () => stopped)
+            const reached = typeof delivered === 'number' ? delivered : await delivered
             const moved = reached > cursor
             if (moved) cursor = reached
             if (moved && batch.right.length === BATCH) continue
           }
-          if (!stopped) await Promise.race([wake.next(seen), stopping])
+          if (!stopped) await nextWake(seen)
           if (gather && !stopped) await new Promise((resolve) => setImmediate(resolve))
         }
       } finally {
@@ -80,6 +90,7 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
       stop: async () => {
         stopped = true
         stop()
+        wakeUp()
         await loop
       },
     }
@@ -109,6 +120,10 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
     checkpointOf: checkpoints.load,
     subscribe: (subscription, handler) => Effect.map(checkpoints.load(subscription.name), (start) => {
       const categories = subscription.categories ? new Set(subscription.categories) : null
+      const types = subscription.types ? new Set(subscription.types) : null
+      /** Other events count as handled at once, without a handler run. */
+      const isRelevant = (event: RecordedEvent) =>
+        (types === null || types.has(event.type)) && (categories === null || categories.has(streamCategory(event.stream)))
       // One save in flight at a time; positions reached meanwhile are saved (the latest only) when it completes.
       let persisted = start
       let wanted = start
@@ -135,15 +150,21 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
         onError: (event, error, attempt) => log(`subscriber ${subscription.name} failed on ${event.type} at ${event.position} (attempt ${attempt})`, error),
       })
       dispatcher.setCheckpoint(start)
-      const reader = follow(subscription.name, start, async (events, isStopped) => {
+      /** Hands events over in order, synchronously while the dispatcher takes them at once; answers the last one handed. */
+      const deliver = (events: readonly RecordedEvent[], isStopped: () => boolean) => {
         let reached = 0
-        for (const event of events) {
-          if (isStopped()) break
-          await dispatcher.dispatch(event, categories === null || categories.has(streamCategory(event.stream)))
-          reached = event.position
+        const deliverFrom = (index: number): number | Promise<number> => {
+          for (let i = index; i < events.length && !isStopped(); i++) {
+            const event = events[i]!
+            const accepted = dispatcher.dispatch(event, isRelevant(event))
+            if (accepted) return accepted.then(() => { reached = event.position; return deliverFrom(i + 1) })
+            reached = event.position
+          }
+          return reached
         }
-        return reached
-      })
+        return deliverFrom(0)
+      }
+      const reader = follow(subscription.name, start, deliver)
 
       return {
         checkpoint: () => dispatcher.checkpoint(),

@@ -22,21 +22,28 @@ export const DEFAULT_MAX_ATTEMPTS = 5
 export const retryPauseMs = (attempt: number) => Math.min(5000, 100 * 2 ** attempt)
 
 export interface Slots {
+  /** Takes a free slot at once (true), or answers false when none is free. */
+  readonly tryAcquire: () => boolean
   readonly acquire: () => Promise<void>
   readonly release: () => void
 }
 
 export const makeSlots = (limit: number): Slots => {
   let active = 0
+  // A released slot passes straight to the first waiter, so a later `tryAcquire` cannot take it from under a waiter.
   const waiters: (() => void)[] = []
+  const tryAcquire = () => {
+    if (active >= limit) return false
+    active += 1
+    return true
+  }
   return {
-    acquire: async () => {
-      while (active >= limit) await new Promise<void>((resolve) => waiters.push(resolve))
-      active += 1
-    },
+    tryAcquire,
+    acquire: () => (tryAcquire() ? Promise.resolve() : new Promise<void>((resolve) => { waiters.push(resolve) })),
     release: () => {
-      active -= 1
-      waiters.shift()?.()
+      const next = waiters.shift()
+      if (next) next()
+      else active -= 1
     },
   }
 }
@@ -50,11 +57,12 @@ export const makeDispatcher = (options: DispatcherOptions) => {
   const pending: { cursor: number; done: boolean }[] = []
   /** Per stream: resolves to whether its last event finished (false: abandoned, so later ones must not run). */
   const streamTails = new Map<string, Promise<boolean>>()
-  const bufferLimit = options.concurrency * 8
   const bufferWaiters: (() => void)[] = []
   let checkpoint = 0
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS
-  const { acquire, release } = options.slots ?? makeSlots(options.concurrency)
+  const { tryAcquire, acquire, release } = options.slots ?? makeSlots(options.concurrency)
+  /** How many unfinished events the reader may hand over; concurrency 1 is the log's total order (one at a time). */
+  const bufferLimit = options.concurrency === 1 ? 1 : options.concurrency * 8
   const advance = () => {
     let moved = false
     while (pending.length > 0 && pending[0]!.done) {
@@ -62,7 +70,7 @@ export const makeDispatcher = (options: DispatcherOptions) => {
       moved = true
     }
     if (moved) options.onCheckpoint(checkpoint)
-    while (bufferWaiters.length > 0 && inFlight < (options.concurrency === 1 ? 1 : bufferLimit)) bufferWaiters.shift()!()
+    while (bufferWaiters.length > 0 && inFlight < bufferLimit) bufferWaiters.shift()!()
   }
   let inFlight = 0
 
@@ -81,37 +89,54 @@ export const makeDispatcher = (options: DispatcherOptions) => {
     }
   }
 
+  /** Runs the handler in a slot; with a slot free it starts at once, in the caller's turn. */
+  const runInSlot = async (event: RecordedEvent): Promise<boolean> => {
+    if (!tryAcquire()) await acquire()
+    try { return await runWithRetry(event) } finally { release() }
+  }
+
+  /** Takes the event in (buffer space is there): a finished entry at once when not relevant, else its stream's next run. */
+  const accept = (event: RecordedEvent, relevant: boolean, cursor: number) => {
+    if (!relevant) {
+      // Nothing unfinished before it: the checkpoint passes it without an entry.
+      if (pending.length === 0) {
+        checkpoint = cursor
+        options.onCheckpoint(checkpoint)
+      } else pending.push({ cursor, done: true })
+      return
+    }
+    const entry = { cursor, done: false }
+    pending.push(entry)
+    inFlight += 1
+    const previous = streamTails.get(event.stream)
+    const ran = previous === undefined ? runInSlot(event) : previous.then((previousFinished) => previousFinished && runInSlot(event))
+    const tail: Promise<boolean> = ran.then((finished) => {
+      inFlight -= 1
+      if (streamTails.get(event.stream) === tail) streamTails.delete(event.stream)
+      if (finished) entry.done = true
+      advance()
+      return finished
+    })
+    streamTails.set(event.stream, tail)
+  }
+
+  const acceptWhenRoom = async (event: RecordedEvent, relevant: boolean, cursor: number) => {
+    while (inFlight >= bufferLimit) await new Promise<void>((resolve) => bufferWaiters.push(resolve))
+    accept(event, relevant, cursor)
+  }
+
   return {
     /**
-     * Resolves once the event is accepted (back-pressure for the reader: at most concurrency x 8 unfinished events),
-     * not when it is handled. A handler takes a slot only when its stream's previous event is done, so events
-     * waiting behind a slow one of their stream never hold a slot.
+     * Takes an event in, at once (answering nothing) when there is buffer space, else answers a promise that resolves
+     * once it is taken in (back-pressure for the reader: at most concurrency x 8 unfinished events), never one that
+     * waits for it to be handled. A handler takes a slot only when its stream's previous event is done, so events
+     * waiting behind a slow one of their stream never hold a slot. A reader hands events over one at a time, awaiting
+     * each answer that is a promise.
      */
-    dispatch: async (event: RecordedEvent, relevant: boolean, cursor: number = event.position): Promise<void> => {
-      // Concurrency 1 is the log's total order: each event is handled before the next is accepted.
-      const sequential = options.concurrency === 1
-      while (inFlight >= (sequential ? 1 : bufferLimit)) await new Promise<void>((resolve) => bufferWaiters.push(resolve))
-      const entry = { cursor, done: false }
-      pending.push(entry)
-      if (!relevant) {
-        entry.done = true
-        advance()
-        return
-      }
-      inFlight += 1
-      const previous = streamTails.get(event.stream) ?? Promise.resolve(true)
-      const tail: Promise<boolean> = previous.then(async (previousFinished) => {
-        if (!previousFinished) return false
-        await acquire()
-        try { return await runWithRetry(event) } finally { release() }
-      }).then((finished) => {
-        inFlight -= 1
-        if (streamTails.get(event.stream) === tail) streamTails.delete(event.stream)
-        if (finished) entry.done = true
-        advance()
-        return finished
-      })
-      streamTails.set(event.stream, tail)
+    dispatch: (event: RecordedEvent, relevant: boolean, cursor: number = event.position): Promise<void> | undefined => {
+      if (inFlight >= bufferLimit) return acceptWhenRoom(event, relevant, cursor)
+      accept(event, relevant, cursor)
+      return undefined
     },
     idle: async () => {
       while (streamTails.size > 0) await Promise.all([...streamTails.values()])

@@ -25,11 +25,11 @@ export const makeLogWake = (pollMs: number, appended?: EventEmitter) => {
     fire,
     /** The current generation: read it before reading the log. */
     generation: () => generation,
-    /** Resolves at the first wake after generation `seen` (at once when there was one already). */
-    next: (seen: number): Promise<void> => {
-      if (generation !== seen) return Promise.resolve()
+    /** Calls `woken` at the first wake after generation `seen` (at once when there was one already). */
+    onNext: (seen: number, woken: () => void): void => {
+      if (generation !== seen) return woken()
       timer ??= setTimeout(fire, pollMs)
-      return new Promise<void>((resolve) => { waiters.push(resolve) })
+      waiters.push(woken)
     },
     /** A reader starts or stops: the append listener is held while any reader runs. */
     join: () => {

@@ -4,9 +4,10 @@ import { makeContentMonitorRunner } from '../../processors/content-monitor-runne
 import { scopedSubscription } from '../log/scoped-log.js'
 import type { Logger } from '../logger.js'
 import { currentRunner } from '../runtime.js'
+import { subscriptionOf } from '../../processors/processor.js'
 
 /** Finishes content-monitor runs from their jobs, handles auto-disabling and completes interrupted creates; runs beside the fetcher. */
 export const contentMonitorRunnerRole = (logger: Logger) => Effect.gen(function* () {
   const runner = makeContentMonitorRunner({ log: logger.error }, yield* currentRunner)
-  yield* scopedSubscription(yield* EventLog, { name: 'processor.content-monitor-runner', categories: ['job', 'content-monitor', 'content-monitor-quota'], concurrency: 4 }, runner.handle)
+  yield* scopedSubscription(yield* EventLog, subscriptionOf(runner, 4), runner.handle)
 })

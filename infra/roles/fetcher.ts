@@ -13,6 +13,7 @@ import { makeJobRunner } from '../../processors/job-runner.js'
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
 import { currentRunner } from '../runtime.js'
+import { subscriptionOf } from '../../processors/processor.js'
 
 /**
  * The fetcher role: runs requested jobs on the engines, every connection through the egress gateway. Released in
@@ -55,7 +56,7 @@ export const fetcherRole = (config: Config, logger: Logger) => Effect.gen(functi
   metrics.total('scrapeworks_browser_recycles', 'Browser processes retired for page count or memory growth, by tier', 'tier', byTier((b) => b.recycled))
   const runner = makeJobRunner({ engines, workerId: config.workerId, log: logger.error, recipes: config.recipes, metrics }, run)
   yield* Effect.acquireRelease(
-    eventLog.subscribe({ name: 'processor.fetcher', categories: ['job'], concurrency: config.fetcherConcurrency }, runner.handle),
+    eventLog.subscribe(subscriptionOf(runner, config.fetcherConcurrency), runner.handle),
     // Abort first, so stopping does not wait for jobs to finish: an aborted job's event stays unhandled.
     (subscription) => Effect.promise(async () => {
       runner.abort()

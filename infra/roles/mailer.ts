@@ -5,9 +5,10 @@ import type { Config } from '../config.js'
 import { scopedSubscription } from '../log/scoped-log.js'
 import type { Logger } from '../logger.js'
 import { currentRunner } from '../runtime.js'
+import { subscriptionOf } from '../../processors/processor.js'
 
 /** The mailer role: sends the e-mails that user events call for (verification links). */
 export const mailerRole = (config: Config, logger: Logger) => Effect.gen(function* () {
   const mailer = makeMailerProcessor({ publicBaseUrl: config.publicBaseUrl, log: logger.error }, yield* currentRunner)
-  yield* scopedSubscription(yield* EventLog, { name: 'processor.mailer', categories: ['user'], concurrency: 4 }, mailer.handle)
+  yield* scopedSubscription(yield* EventLog, subscriptionOf(mailer, 4), mailer.handle)
 })

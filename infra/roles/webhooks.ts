@@ -4,7 +4,7 @@ import { egressDispatcher, startEgressGateway } from '../../fetchers/egress/inde
 import { EventLog } from '../../ports/event-log.js'
 import { Metrics } from '../../ports/metrics.js'
 import { makeWebhookDispatcher } from '../../processors/webhook-dispatcher.js'
-import { makeWebhookFanout, WEBHOOK_SOURCE_CATEGORIES } from '../../processors/webhook-fanout.js'
+import { makeWebhookFanout } from '../../processors/webhook-fanout.js'
 import { makeWebhookNotices } from '../../processors/webhook-notices.js'
 import { listOrgUsers } from '../../projections/user-queries.js'
 import {
@@ -14,6 +14,7 @@ import type { Config } from '../config.js'
 import { scopedSubscription } from '../log/scoped-log.js'
 import type { Logger } from '../logger.js'
 import { currentRunner } from '../runtime.js'
+import { subscriptionOf } from '../../processors/processor.js'
 
 /**
  * The webhooks role: turns domain events into deliveries (fan-out), sends due deliveries through an egress gateway
@@ -38,7 +39,7 @@ export const webhooksRole = (config: Config, logger: Logger) => Effect.gen(funct
   })
   const fanout = makeWebhookFanout({ subscribers: subscribedWebhookEndpoints, endpointShown: webhookEndpointShown, scheduled: dispatcher.wake, log: logger.error }, run)
   const notices = makeWebhookNotices({ orgUsers: listOrgUsers, log: logger.error }, run)
-  yield* scopedSubscription(eventLog, { name: fanout.name, categories: WEBHOOK_SOURCE_CATEGORIES, concurrency: 8 }, fanout.handle)
-  yield* scopedSubscription(eventLog, { name: notices.name, categories: notices.categories, concurrency: 4 }, notices.handle)
+  yield* scopedSubscription(eventLog, subscriptionOf(fanout, 8), fanout.handle)
+  yield* scopedSubscription(eventLog, subscriptionOf(notices, 4), notices.handle)
   yield* Effect.forkScoped(dispatcher.loop)
 })

@@ -80,16 +80,31 @@ t.test('a projection skips an event it cannot decode and goes on with the next',
   t.match(await Effect.runPromise(docs.get(JOBS.name, 'j3')), { status: 'queued', job_type: 'light', _position: requested.position })
 })
 
-t.test('a processor handles decoded events and logs the ones it skips', async (t) => {
+t.test('a processor handles the decoded events of its types, ignores other types and logs the ones it cannot decode', async (t) => {
   const seen: string[] = []
   const logged: string[] = []
   const processor = defineProcessor({
-    name: 'processor.test', categories: ['job'], log: (message) => logged.push(message),
+    name: 'processor.test', categories: ['job'], types: ['JobStarted'], log: (message) => logged.push(message),
     handle: async (event, envelope) => { seen.push(`${event._tag}:${event.job_id}@${envelope.position}`) },
   })
+  t.same(processor.types, ['JobStarted'], 'the types it declares are what its subscription asks for')
   const started = stored(new JobStarted({ job_id: 'j4', attempt: 2, worker_id: 'w', started_at: NOW }))
+  const requested = stored(new JobRequested({ job_id: 'j5', org_id: 'o1', api_key_id: null, spec: specOf({ job_type: 'light', target_url: 'https://example.com/' }), credit_weight: 1, requested_at: NOW }))
   await processor.handle(started)
+  await processor.handle(requested)
   await processor.handle({ ...started, type: 'JobTeleported' })
-  t.same(seen, [`JobStarted:j4@${started.position}`])
-  t.match(logged, [/processor\.test skips event .* unknown event type JobTeleported/])
+  await processor.handle({ ...started, data: { ...started.data, attempt: 'second' } })
+  t.same(seen, [`JobStarted:j4@${started.position}`], 'only the listed type reaches the handler')
+  t.match(logged, [/processor\.test skips event .* JobStarted does not match its schema at attempt/])
+  t.equal(logged.length, 1, 'a type it does not list is ignored without a word, known or not')
+  defineProcessor({
+    name: 'processor.typed', categories: ['job'], types: ['JobStarted'], log: () => {},
+    handle: async (event) => {
+      switch (event._tag) {
+        case 'JobStarted': return
+        // @ts-expect-error a case for a type the processor does not declare does not type-check
+        case 'JobRequested': return
+      }
+    },
+  })
 })
