@@ -20,7 +20,7 @@ import { MongoClient } from 'mongodb'
 import { startFixtureSite } from '../test/fixtures/site.js'
 import { tempDataDir, waitFor } from '../test/helpers/service.js'
 import { runCli, spawnService } from '../test/helpers/process.js'
-import { pool } from '../bench/stats.js'
+import { percentile, pool } from '../bench/stats.js'
 
 const JOBS = Number(process.env.E2E_JOBS ?? 500)
 const CONCURRENCY = 20
@@ -91,19 +91,26 @@ const PAGE_MS = 400
 const jobBody = (i: number) => JSON.stringify({ job_type: 'light', target_url: `${site.origin}/slow?ms=${PAGE_MS}&job=${i}`, tags: ['e2e'] })
 
 /**
- * Submits `count` jobs through an API and answers the job ids, the seconds until all were admitted and until all
- * finished (`finished()` counts up), and the refused submissions (retried) by error code.
+ * Submits `count` jobs through an API, CONCURRENCY at a time, and answers the job ids, the seconds until all were
+ * admitted and until all finished (`finished()` counts up), the median time to a 202 (the API answers once the job is
+ * readable: on scale-out, once the projector has written it), and the refused submissions (retried) by error code.
  */
 const runJobs = async (base: string, key: string, count: number, finished: () => number, midway?: () => void) => {
   const ids: string[] = []
   const refused = new Map<string, number>()
+  const answeredMs: number[] = []
   const before = finished()
   const started = performance.now()
   await pool(count, CONCURRENCY, async (i) => {
     if (i === Math.floor(count / 2)) midway?.()
     for (;;) {
+      const sent = performance.now()
       const res = await fetch(`${base}/v1/jobs`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: jobBody(i) })
-      if (res.status === 202) { ids.push(((await res.json()) as { job_id: string }).job_id); return }
+      if (res.status === 202) {
+        ids.push(((await res.json()) as { job_id: string }).job_id)
+        answeredMs.push(performance.now() - sent)
+        return
+      }
       if (res.status !== 429 && res.status !== 503) throw new Error(`submission ${i} answered ${res.status}: ${await res.text()}`)
       const code = res.status === 429 ? ((await res.json()) as { error: { code: string } }).error.code : 'unavailable'
       refused.set(code, (refused.get(code) ?? 0) + 1)
@@ -112,7 +119,7 @@ const runJobs = async (base: string, key: string, count: number, finished: () =>
   })
   const admittedSeconds = (performance.now() - started) / 1000
   await waitFor(() => finished() >= before + count, 240_000, 100)
-  return { ids, admittedSeconds, refused, seconds: (performance.now() - started) / 1000 }
+  return { ids, admittedSeconds, admissionP50Ms: percentile(answeredMs, 50), refused, seconds: (performance.now() - started) / 1000 }
 }
 
 /**
@@ -219,7 +226,7 @@ const survivor = await measured(() => runJobs(processes.api.base, key, JOBS, fin
 const rounds = { 'one fetcher': oneFetcher, 'two fetchers': twoFetchers, 'fetcher killed midway': crash, 'the survivor alone': survivor }
 for (const [name, round] of Object.entries(rounds)) {
   const refusals = [...round.refused].map(([code, n]) => `${n} ${code}`).join(', ') || 'none'
-  console.log(`round with ${name}: ${JOBS} jobs in ${round.seconds.toFixed(1)} s (${(JOBS / round.seconds).toFixed(1)} jobs/s; all admitted after ${round.admittedSeconds.toFixed(1)} s, refusals retried: ${refusals}); CPU ms per job: ${round.cpuMsPerJob}`)
+  console.log(`round with ${name}: ${JOBS} jobs in ${round.seconds.toFixed(1)} s (${(JOBS / round.seconds).toFixed(1)} jobs/s; all admitted after ${round.admittedSeconds.toFixed(1)} s, submission p50 ${round.admissionP50Ms.toFixed(0)} ms, refusals retried: ${refusals}); CPU ms per job: ${round.cpuMsPerJob}`)
 }
 const allIds = [...warmUp.ids, ...joinRounds.flatMap((round) => round.ids), ...Object.values(rounds).flatMap((round) => round.ids)]
 const counts = terminalCounts(eventsFile)
@@ -290,6 +297,7 @@ await site.close()
 await cleanUp()
 
 const rate = (r: { seconds: number }) => JOBS / r.seconds
+console.log(`embedded round: ${JOBS} jobs in ${embeddedRun.seconds.toFixed(1)} s (${rate(embeddedRun).toFixed(1)} jobs/s; all admitted after ${embeddedRun.admittedSeconds.toFixed(1)} s, submission p50 ${embeddedRun.admissionP50Ms.toFixed(0)} ms)`)
 console.log(`scale-out ${rate(twoFetchers).toFixed(1)} jobs/s vs embedded ${rate(embeddedRun).toFixed(1)} jobs/s (ratio: ${(rate(twoFetchers) / rate(embeddedRun)).toFixed(2)})`)
 console.log(`two fetchers ${rate(twoFetchers).toFixed(1)} jobs/s vs one fetcher ${rate(oneFetcher).toFixed(1)} jobs/s (ratio: ${(rate(twoFetchers) / rate(oneFetcher)).toFixed(2)})`)
 console.log(`the crash's survivor alone ${rate(survivor).toFixed(1)} jobs/s vs one fresh fetcher ${rate(oneFetcher).toFixed(1)} jobs/s (${(rate(survivor) / rate(oneFetcher)).toFixed(2)} of it)`)
