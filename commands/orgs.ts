@@ -6,6 +6,7 @@ import { hashApiKey } from '../domain/secrets.js'
 import type { KeyLimits } from '../domain/org/events.js'
 import { STANDARD_KEY_LIMITS } from '../domain/org/key-bounds.js'
 import type { EventMetadata } from '../ports/event-store.js'
+import { currentTime } from './clock.js'
 import { handle } from './handle.js'
 
 const newSecret = () => `sk_${randomBytes(32).toString('base64url')}`
@@ -32,7 +33,7 @@ export const createApiKey = (input: CreateApiKey) =>
     const handled = yield* handle(orgDecider, STREAMS.org.stream(input.org_id), {
       _tag: 'CreateApiKey', org_id: input.org_id, key_id: keyId, name: input.name, key_hash: hashApiKey(secret),
       key_prefix: secret.slice(0, 10), scopes: input.scopes, limits: input.limits, expires_at: input.expires_at,
-      creator_key_id: input.creator_key_id, now: new Date().toISOString(),
+      creator_key_id: input.creator_key_id, now: (yield* currentTime).toISOString(),
     }, { org_id: input.org_id, metadata: input.metadata })
     return { key_id: keyId, secret, position: handled.position }
   })
@@ -40,18 +41,18 @@ export const createApiKey = (input: CreateApiKey) =>
 export const createOrg = (input: { readonly name: string; readonly plan: string; readonly metadata: EventMetadata }) =>
   Effect.gen(function* () {
     const orgId = randomUUID()
-    yield* handle(orgDecider, STREAMS.org.stream(orgId), { _tag: 'CreateOrg', org_id: orgId, name: input.name, plan: input.plan, now: new Date().toISOString() }, { org_id: orgId, metadata: input.metadata })
+    yield* handle(orgDecider, STREAMS.org.stream(orgId), { _tag: 'CreateOrg', org_id: orgId, name: input.name, plan: input.plan, now: (yield* currentTime).toISOString() }, { org_id: orgId, metadata: input.metadata })
     return { org_id: orgId }
   })
 
 /** An operator adds scopes to an existing key of the organization; scopes it already holds change nothing. */
 export const grantApiKeyScopes = (input: { readonly org_id: string; readonly key_id: string; readonly scopes: readonly string[]; readonly metadata: EventMetadata }) =>
-  handle(orgDecider, STREAMS.org.stream(input.org_id), {
-    _tag: 'GrantApiKeyScopes', org_id: input.org_id, key_id: input.key_id, scopes: input.scopes, now: new Date().toISOString(),
-  }, { org_id: input.org_id, metadata: input.metadata })
+  Effect.flatMap(currentTime, (now) => handle(orgDecider, STREAMS.org.stream(input.org_id), {
+    _tag: 'GrantApiKeyScopes', org_id: input.org_id, key_id: input.key_id, scopes: input.scopes, now: now.toISOString(),
+  }, { org_id: input.org_id, metadata: input.metadata }))
 
 /** `revoker_key_id`: the API key asking, which may only revoke keys that allow no more than itself. */
 export const revokeApiKey = (input: { readonly org_id: string; readonly key_id: string; readonly revoker_key_id?: string; readonly metadata: EventMetadata }) =>
-  handle(orgDecider, STREAMS.org.stream(input.org_id), {
-    _tag: 'RevokeApiKey', org_id: input.org_id, key_id: input.key_id, revoker_key_id: input.revoker_key_id, now: new Date().toISOString(),
-  }, { org_id: input.org_id, metadata: input.metadata })
+  Effect.flatMap(currentTime, (now) => handle(orgDecider, STREAMS.org.stream(input.org_id), {
+    _tag: 'RevokeApiKey', org_id: input.org_id, key_id: input.key_id, revoker_key_id: input.revoker_key_id, now: now.toISOString(),
+  }, { org_id: input.org_id, metadata: input.metadata }))

@@ -16,6 +16,7 @@ import {
 import { userDecider, type UserCommand } from '../domain/user/decider.js'
 import { MailOutbox } from '../ports/mail.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
+import { currentTime } from './clock.js'
 import { handle, type CommandContext } from './handle.js'
 import { createOrg } from './orgs.js'
 
@@ -51,8 +52,8 @@ const runUserCommand = (command: UserCommand, orgId: string, ctx: Omit<CommandCo
  * registrations). Answers the user id that owns the address from now on: `userId`, or the id of an orphaned claim
  * (its registration died between the claim and the user's events) that this registration takes over.
  */
-const claimEmail = (hashOfEmail: string, userId: string, metadata: EventMetadata) =>
-  handle(emailClaimDecider, STREAMS.email.stream(hashOfEmail), { _tag: 'ClaimEmail', email_hash: hashOfEmail, user_id: userId, now: new Date().toISOString() },
+const claimEmail = (hashOfEmail: string, userId: string, metadata: EventMetadata) => Effect.flatMap(currentTime, (now) =>
+  handle(emailClaimDecider, STREAMS.email.stream(hashOfEmail), { _tag: 'ClaimEmail', email_hash: hashOfEmail, user_id: userId, now: now.toISOString() },
     // The claim precedes the user's organization, so it belongs to none.
     { org_id: '', metadata }).pipe(
     Effect.as(userId),
@@ -60,16 +61,17 @@ const claimEmail = (hashOfEmail: string, userId: string, metadata: EventMetadata
       const claim = yield* loadEmailClaim(hashOfEmail)
       if (!claim.claimed) return yield* Effect.fail(conflict)
       const owner = yield* loadUser(claim.user_id)
-      const orphaned = !owner.exists && Date.now() - Date.parse(claim.claimed_at) > ORPHANED_CLAIM_AFTER_MS
+      const orphaned = !owner.exists && now.getTime() - Date.parse(claim.claimed_at) > ORPHANED_CLAIM_AFTER_MS
       return orphaned ? claim.user_id : yield* Effect.fail(conflict)
     })),
-  )
+  ))
 
 /** Gives the address back unless its user exists (then another registration that took over the same orphaned claim won). */
 const releaseUnregisteredClaim = (hashOfEmail: string, userId: string, metadata: EventMetadata) =>
   Effect.gen(function* () {
     if ((yield* loadUser(userId)).exists) return
-    yield* handle(emailClaimDecider, STREAMS.email.stream(hashOfEmail), { _tag: 'ReleaseEmailClaim', email_hash: hashOfEmail, user_id: userId, now: new Date().toISOString() },
+    const now = yield* currentTime
+    yield* handle(emailClaimDecider, STREAMS.email.stream(hashOfEmail), { _tag: 'ReleaseEmailClaim', email_hash: hashOfEmail, user_id: userId, now: now.toISOString() },
       { org_id: '', metadata })
   })
 
@@ -97,7 +99,7 @@ export const registerUser = (input: RegisterUser) =>
     const tokenHash = verificationTokenHash(token)
     const register = Effect.gen(function* () {
       const { org_id } = yield* createOrg({ name: personalOrgName(email), plan: 'free', metadata: input.metadata })
-      const now = new Date()
+      const now = yield* currentTime
       yield* outbox.stage(tokenHash, token)
       yield* runUserCommand({
         _tag: 'RegisterUser', user_id: userId, email, password_hash: passwordHash, org_id, token_hash: tokenHash,
@@ -119,7 +121,7 @@ export const verifyEmail = (token: string, metadata: EventMetadata) =>
     const parsed = parseVerificationToken(token)
     if (!parsed) return yield* Effect.fail(new InvalidVerificationToken({ reason: 'unknown' }))
     const user = yield* loadUser(parsed.user_id)
-    const command: UserCommand = { _tag: 'VerifyEmail', user_id: parsed.user_id, token_hash: verificationTokenHash(token), now: new Date().toISOString() }
+    const command: UserCommand = { _tag: 'VerifyEmail', user_id: parsed.user_id, token_hash: verificationTokenHash(token), now: (yield* currentTime).toISOString() }
     const handled = yield* runUserCommand(command, user.exists ? user.org_id : '', { metadata: { ...metadata, actor: `user:${parsed.user_id}` } })
     return { user_id: parsed.user_id, position: handled.position }
   })
@@ -154,4 +156,5 @@ export const authenticateUser = (credentials: Credentials) =>
 export const recordVerificationEmailSent = (
   input: { readonly user_id: string; readonly org_id: string; readonly token_hash: string; readonly message_id: string },
   ctx: Omit<CommandContext, 'org_id'>,
-) => runUserCommand({ _tag: 'RecordVerificationEmailSent', user_id: input.user_id, token_hash: input.token_hash, message_id: input.message_id, now: new Date().toISOString() }, input.org_id, ctx)
+) => Effect.flatMap(currentTime, (now) =>
+  runUserCommand({ _tag: 'RecordVerificationEmailSent', user_id: input.user_id, token_hash: input.token_hash, message_id: input.message_id, now: now.toISOString() }, input.org_id, ctx))

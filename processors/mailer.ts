@@ -1,7 +1,9 @@
 import { Effect } from 'effect'
+import { currentTime } from '../commands/clock.js'
 import { loadUser, recordVerificationEmailSent } from '../commands/users.js'
 import { isEmail } from '../domain/user/email-address.js'
 import type { VerificationTokenIssued } from '../domain/user/events.js'
+import type { Clock } from '../ports/clock.js'
 import { Mailer, MailOutbox } from '../ports/mail.js'
 import type { EventEnvelope, EventStore } from '../ports/event-store.js'
 import { defineProcessor } from './processor.js'
@@ -19,14 +21,14 @@ export interface MailerProcessorOptions {
  * At-least-once: a token already mailed, already used or expired is not mailed again; a crash between sending and
  * recording sends the same message (same file name and Message-ID) once more.
  */
-export const makeMailerProcessor = (options: MailerProcessorOptions, run: Run<EventStore | MailOutbox | Mailer>) => {
+export const makeMailerProcessor = (options: MailerProcessorOptions, run: Run<EventStore | MailOutbox | Mailer | Clock>) => {
   const mail = async (issued: VerificationTokenIssued, envelope: EventEnvelope): Promise<void> => {
     const { user_id: userId, token_hash: tokenHash, expires_at: expiresAt } = issued
     await run(Effect.gen(function* () {
       const outbox = yield* MailOutbox
       const user = yield* loadUser(userId)
       if (!user.exists) return
-      const settled = user.verified || user.mailed.has(tokenHash) || Date.parse(expiresAt) <= Date.now()
+      const settled = user.verified || user.mailed.has(tokenHash) || Date.parse(expiresAt) <= (yield* currentTime).getTime()
       if (settled) return yield* outbox.remove(tokenHash)
       const token = yield* outbox.read(tokenHash)
       if (token === null) {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { createApiKey, DEFAULT_KEY_LIMITS } from '../../commands/orgs.js'
+import { currentTime } from '../../commands/clock.js'
 import { Forbidden, ValidationFailed } from '../../domain/errors.js'
 import { SCOPES } from '../../domain/scopes.js'
 import { ACCOUNT_KEY_MAX_LIFETIME_SECONDS, ACCOUNT_KEY_MIN_LIFETIME_SECONDS, checkAccountKeyRequest } from '../../domain/user/key-request.js'
@@ -41,8 +42,8 @@ export const apiKeyRoutes = async (app: FastifyInstance, account: AccountContext
     if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
     const created = await account.run(createApiKey({
       org_id: user.org_id, name: checked.value.name, scopes: checked.value.scopes, limits: DEFAULT_KEY_LIMITS,
-      // The same wall clock the v1 API's key check reads (api/auth.ts).
-      expires_at: checked.value.expiresInSeconds === null ? null : new Date(Date.now() + checked.value.expiresInSeconds * 1000).toISOString(),
+      // The same Clock the v1 API's key check reads (api/auth.ts).
+      expires_at: checked.value.expiresInSeconds === null ? null : new Date((await account.run(currentTime)).getTime() + checked.value.expiresInSeconds * 1000).toISOString(),
       metadata: requestMetadata(request, `user:${user.user_id}`),
     }))
     // Answered once the v1 API accepts the key: both documents authentication reads show its creation.

@@ -93,7 +93,7 @@ export const identityRoutes = async (
     },
   }, async (request, reply) => {
     const user = await authenticate(request.body)
-    sessions.startSession(reply, user.user_id)
+    await sessions.startSession(reply, user.user_id)
     return { status: 'ok', user: summary(user) }
   })
 
@@ -126,7 +126,7 @@ export const identityRoutes = async (
     },
   }, async (request) => {
     const user = await authenticate(request.body)
-    return { ...sessions.issueAccessToken(user.user_id), user: summary(user) }
+    return { ...(await sessions.issueAccessToken(user.user_id)), user: summary(user) }
   })
 
   app.get('/me', {

@@ -3,6 +3,7 @@ import type {} from '@fastify/jwt'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Effect } from 'effect'
 import { Unauthenticated } from '../../domain/errors.js'
+import { currentTime } from '../../commands/clock.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
 import { getUser, type UserView } from '../../projections/user-queries.js'
 import { USERS } from '../../projections/users.js'
@@ -37,44 +38,50 @@ export const makeSessions = (app: FastifyInstance, account: AccountContext) => {
   const { accessTokenTtlSeconds, sessionTtlSeconds, secureCookies } = account.settings
   const cookieOptions = { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies, signed: true } as const
 
-  const claimsOf = (token: string, use: TokenUse): AccountClaims => {
+  // Tokens are signed and checked at the process's Clock (a manual one in tests), in milliseconds.
+  const clockTimestamp = () => account.run(currentTime).then((now) => now.getTime())
+
+  const claimsOf = async (token: string, use: TokenUse): Promise<AccountClaims> => {
+    const now = await clockTimestamp()
     try {
-      const claims = app.jwt.verify<AccountClaims>(token)
+      const claims = app.jwt.verify<AccountClaims>(token, { clockTimestamp: now })
       if (claims.use === use && typeof claims.sub === 'string') return claims
     } catch { /* expired, altered or not a JWT: all the same 401 */ }
     throw notAuthenticated()
   }
 
   /** A bearer token wins over the cookie; a bearer token that does not verify is refused even with a valid cookie. */
-  const userIdOf = (request: FastifyRequest): string => {
+  const userIdOf = async (request: FastifyRequest): Promise<string> => {
     const authorization = request.headers.authorization
     if (authorization !== undefined) {
       const match = /^Bearer\s+(\S+)$/i.exec(authorization)
       if (!match) throw notAuthenticated()
-      return claimsOf(match[1]!, 'access').sub
+      return (await claimsOf(match[1]!, 'access')).sub
     }
     const cookie = request.cookies[SESSION_COOKIE]
     if (cookie === undefined) throw notAuthenticated()
     const unsigned = request.unsignCookie(cookie)
     if (!unsigned.valid || unsigned.value === null) throw notAuthenticated()
-    return claimsOf(unsigned.value, 'session').sub
+    return (await claimsOf(unsigned.value, 'session')).sub
   }
 
   return {
-    issueAccessToken: (userId: string) => ({
-      access_token: app.jwt.sign({ sub: userId, use: 'access' }, { expiresIn: accessTokenTtlSeconds }),
+    issueAccessToken: async (userId: string) => ({
+      access_token: app.jwt.sign({ sub: userId, use: 'access' }, { expiresIn: accessTokenTtlSeconds, clockTimestamp: await clockTimestamp() }),
       token_type: 'Bearer' as const,
       expires_in: accessTokenTtlSeconds,
     }),
-    startSession: (reply: FastifyReply, userId: string) =>
-      reply.setCookie(SESSION_COOKIE, app.jwt.sign({ sub: userId, use: 'session' }, { expiresIn: sessionTtlSeconds }), { ...cookieOptions, maxAge: sessionTtlSeconds }),
+    // Answers nothing: a fastify reply is a thenable that settles once sent, so awaiting one here would never end.
+    startSession: async (reply: FastifyReply, userId: string): Promise<void> => {
+      reply.setCookie(SESSION_COOKIE, app.jwt.sign({ sub: userId, use: 'session' }, { expiresIn: sessionTtlSeconds, clockTimestamp: await clockTimestamp() }), { ...cookieOptions, maxAge: sessionTtlSeconds })
+    },
     endSession: (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, cookieOptions),
     /**
      * preHandler of every authenticated account route: resolves the credential to the user's read model (waiting
      * briefly, since a login reads the event store and may be ahead of the projection).
      */
     requireUser: async (request: FastifyRequest) => {
-      const userId = userIdOf(request)
+      const userId = await userIdOf(request)
       await account.run(waitForPosition(USERS, userId, 0)) // any position: the user exists
       request.accountUser = await account.run(getUser(userId).pipe(Effect.catchTag('NotFound', () => Effect.fail(notAuthenticated()))))
     },

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { createApiKey, revokeApiKey } from '../../commands/orgs.js'
+import { currentTime } from '../../commands/clock.js'
 import { ValidationFailed } from '../../domain/errors.js'
 import { validateKeyRequest } from '../../domain/org/key-request.js'
 import { SCOPES } from '../../domain/scopes.js'
@@ -48,7 +49,7 @@ export const keyRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     },
   }, async (request, reply) => {
     const principal = principalOf(request)
-    const checked = validateKeyRequest(request.body, new Date())
+    const checked = validateKeyRequest(request.body, await ctx.run(currentTime))
     if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
     const created = await ctx.run(createApiKey({
       org_id: principal.org_id, ...checked.value, creator_key_id: principal.key_id,
