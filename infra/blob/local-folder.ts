@@ -21,11 +21,11 @@ const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._\/-]{0,511}$/
  * the promise calls (open, write, close, rename, each one) cost the event loop more than the writes themselves.
  */
 const WRITE_SYNC_BELOW_BYTES = 256 * 1024
-/** Folders this store made lately, so a job's later artifacts skip the mkdir (forgotten past this many). */
+/** Folders this store made lately, so later blobs in them skip the mkdir (forgotten past this many). */
 const KNOWN_FOLDERS = 4096
 
 /** Write then rename, so a reader never sees half a file. */
-const writeWhole = async (path: string, bytes: Uint8Array | string) => {
+const writeWhole = async (path: string, bytes: Uint8Array) => {
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`
   if (bytes.length < WRITE_SYNC_BELOW_BYTES) {
     writeFileSync(tmp, bytes)
@@ -34,6 +34,18 @@ const writeWhole = async (path: string, bytes: Uint8Array | string) => {
   }
   await writeFile(tmp, bytes)
   await rename(tmp, path)
+}
+
+/**
+ * A blob's file: one line of JSON naming its content type, then its bytes, so a put is one file written and renamed
+ * (JSON escapes line breaks, so the first one ends the header).
+ */
+const HEADER_END = 0x0a
+const withHeader = (bytes: Uint8Array, contentType: string) =>
+  Buffer.concat([Buffer.from(`${JSON.stringify({ contentType })}\n`), bytes])
+const withoutHeader = (file: Buffer) => {
+  const end = file.indexOf(HEADER_END)
+  return { bytes: new Uint8Array(file.buffer, file.byteOffset + end + 1, file.length - end - 1), contentType: (JSON.parse(file.toString('utf8', 0, end)) as { contentType: string }).contentType }
 }
 
 /** The signed content: the key, its expiry and the file name it downloads as. */
@@ -53,14 +65,30 @@ export const verifyDownload = (secret: string, key: string, expires: number, nam
 export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService & { readonly verify: (key: string, expires: number, name: string, sig: string) => VerifyResult } => {
   const root = resolve(options.root)
   const now = options.now ?? Date.now
-  // Content types live in a parallel tree: keys start with a letter or digit, so `.meta/` can never collide with one.
-  const metaOf = (key: string) => join(root, '.meta', key)
-  const pathOf = (key: string) => {
+  const checked = (key: string) => {
     if (!KEY_PATTERN.test(key) || key.split('/').some((part) => part === '..' || part === '.')) throw new Error(`invalid blob key: ${key}`)
-    const path = resolve(join(root, key))
+    return key
+  }
+  const inRoot = (path: string, key: string) => {
     if (!path.startsWith(root + sep)) throw new Error(`blob key escapes the root: ${key}`)
     return path
   }
+  /**
+   * The file of a blob, under `.blobs/` (keys start with a letter or digit, so no key's own path can collide with
+   * it). A key's last two segments name one file, joined by `~` (which no key contains, so two keys never share a
+   * file): a job's artifacts `jobs/{org}/{job}/{artifact}` then sit in their organization's folder, which exists
+   * after the first job, instead of a new folder per job.
+   */
+  const fileOf = (key: string) => {
+    const parts = checked(key).split('/')
+    const name = parts.splice(-2).join('~')
+    return inRoot(resolve(join(root, '.blobs', ...parts, name)), key)
+  }
+  // Blobs written before `.blobs/`: the bytes at the key's own path, the content type in a parallel `.meta/` tree.
+  const legacyFilesOf = (key: string) => ({
+    bytes: inRoot(resolve(join(root, checked(key))), key),
+    meta: join(root, '.meta', key),
+  })
   const fail = (cause: unknown) => new StoreUnavailable({ cause })
   const folders = new Set<string>()
   const ensureFolder = (folder: string) => {
@@ -70,7 +98,7 @@ export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService 
     folders.add(folder)
   }
   /** Writes a file in its folder; a known folder someone removed since is made again. */
-  const writeIn = async (path: string, bytes: Uint8Array | string) => {
+  const writeIn = async (path: string, bytes: Uint8Array) => {
     ensureFolder(dirname(path))
     await writeWhole(path, bytes).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error
@@ -79,31 +107,37 @@ export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService 
       return writeWhole(path, bytes)
     })
   }
+  const readLegacy = async (key: string) => {
+    const files = legacyFilesOf(key)
+    const [bytes, meta] = await Promise.all([readFile(files.bytes), readFile(files.meta, 'utf8')])
+    return { bytes: new Uint8Array(bytes), contentType: (JSON.parse(meta) as { contentType: string }).contentType }
+  }
 
   return {
     put: (key, bytes, contentType) => Effect.tryPromise({
       try: async () => {
-        const path = pathOf(key)
-        // The content type first: a blob is only readable once both files are there, and the blob's file comes last.
-        await writeIn(metaOf(key), JSON.stringify({ contentType }))
-        await writeIn(path, bytes)
+        await writeIn(fileOf(key), withHeader(bytes, contentType))
         return { key, size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') }
       },
       catch: fail,
     }),
     get: (key) => Effect.tryPromise({
       try: async () => {
-        const path = pathOf(key)
-        const [bytes, meta] = await Promise.all([readFile(path), readFile(metaOf(key), 'utf8')])
-        return { bytes: new Uint8Array(bytes), contentType: (JSON.parse(meta) as { contentType: string }).contentType }
+        const file = fileOf(key)
+        return await readFile(file).then(withoutHeader, (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOENT') throw error
+          return readLegacy(key)
+        })
       },
       catch: (e) => ((e as NodeJS.ErrnoException).code === 'ENOENT' ? new BlobNotFound({ key }) : fail(e)),
     }),
     delete: (key) => Effect.tryPromise({
       try: async () => {
-        const path = pathOf(key)
-        await rm(path, { force: true })
-        await rm(metaOf(key), { force: true })
+        const file = fileOf(key)
+        const legacy = legacyFilesOf(key)
+        await rm(file, { force: true })
+        await rm(legacy.bytes, { force: true })
+        await rm(legacy.meta, { force: true })
       },
       catch: fail,
     }),

@@ -69,8 +69,27 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
     return streams.read(stream, head.revision) ?? streams.readFromFile(stream, readStreamStmt.all(stream).map(toRecorded))
   }
   const readFile = (after: number, limit: number) => readAllStmt.all(after, limit).map(toRecorded)
+  /**
+   * Whether the file may hold events after the log tail's end. SQLite's data_version changes when another connection
+   * commits; this connection's own appends reach the tail as they commit, unless the tail could not take one. So
+   * while neither happened since a read reached the file's end, the many caught-up subscribers that look for more
+   * after every append skip the query.
+   */
+  const dataVersion = db.prepare<[], number>('pragma data_version').pluck()
+  let versionAtEnd = -1
+  let appendNotInTail = false
+  const readAfterTail = (end: number, limit: number): readonly RecordedEvent[] => {
+    if (!appendNotInTail && dataVersion.get() === versionAtEnd) return []
+    const version = dataVersion.get()!
+    const read = readFile(end, limit)
+    if (read.length < limit) {
+      versionAtEnd = version
+      appendNotInTail = false
+    }
+    return read
+  }
   const readAll = (after: number, limit: number): readonly RecordedEvent[] => {
-    const cached = tail.read(after, limit, readFile)
+    const cached = tail.read(after, limit, readAfterTail)
     if (cached !== null) return cached
     const read = readFile(after, limit)
     // A read that reached the end of the log is a complete run to start the cache at.
@@ -108,7 +127,7 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
           // Committed: the process's subscribers and later reads of the stream get these events from memory, as the file would answer them.
           if (result.rows.length > 0) {
             const recorded = result.rows.map((row) => deepFreeze(toRecorded(row)))
-            tail.appended(result.rows[0]!.position, result.previousPosition, () => recorded)
+            if (!tail.appended(result.rows[0]!.position, result.previousPosition, () => recorded)) appendNotInTail = true
             streams.appended(stream, result.rows[0]!.revision - 1, recorded)
           }
           return { revision: result.revision, position: result.position }

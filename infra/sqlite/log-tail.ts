@@ -61,9 +61,14 @@ export const makeLogTail = (capacity: number) => {
       end = after
       extend(read)
     },
-    /** An append of this process, committed: held when it directly follows the cache, else left to the next read. */
-    appended: (firstPosition: number, previousPosition: number, recorded: () => readonly RecordedEvent[]) => {
-      if (start >= 0 && previousPosition === end && firstPosition > end) extend(recorded())
+    /**
+     * An append of this process, committed: held when it directly follows the cache, else left to the next read.
+     * Answers whether the cache took it.
+     */
+    appended: (firstPosition: number, previousPosition: number, recorded: () => readonly RecordedEvent[]): boolean => {
+      if (start < 0 || previousPosition !== end || firstPosition <= end) return false
+      extend(recorded())
+      return true
     },
   }
 }

@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { Effect, Either } from 'effect'
 import t from 'tap'
 import { makeLocalBlobStore } from '../../infra/blob/local-folder.js'
@@ -61,4 +61,34 @@ t.test('local folder: keys that could escape the root are refused', async (t) =>
     t.ok(Either.isLeft(get), `get refuses ${JSON.stringify(key)}`)
   }
   t.notOk(existsSync(join(root, '..', 'outside')), 'nothing written next to the root')
+})
+
+t.test('local folder: blobs of the earlier layout (bytes at the key, content type under .meta/) are read and deleted', async (t) => {
+  const { store, root, cleanup } = fixture()
+  t.teardown(cleanup)
+  const key = 'jobs/org-1/job-1/artifact-1'
+  mkdirSync(dirname(join(root, key)), { recursive: true })
+  mkdirSync(dirname(join(root, '.meta', key)), { recursive: true })
+  writeFileSync(join(root, key), 'legacy bytes')
+  writeFileSync(join(root, '.meta', key), JSON.stringify({ contentType: 'text/html' }))
+  const got = await Effect.runPromise(store.get(key))
+  t.equal(Buffer.from(got.bytes).toString(), 'legacy bytes')
+  t.equal(got.contentType, 'text/html')
+  await Effect.runPromise(store.put(key, new TextEncoder().encode('new bytes'), 'text/plain'))
+  const replaced = await Effect.runPromise(store.get(key))
+  t.equal(Buffer.from(replaced.bytes).toString(), 'new bytes', 'a put over a legacy blob is what get answers')
+  t.equal(replaced.contentType, 'text/plain')
+  await Effect.runPromise(store.delete(key))
+  t.notOk(existsSync(join(root, key)), 'the legacy bytes are deleted')
+  t.notOk(existsSync(join(root, '.meta', key)), 'the legacy content type is deleted')
+  const gone = await Effect.runPromise(Effect.either(store.get(key)))
+  t.ok(Either.isLeft(gone) && gone.left._tag === 'BlobNotFound', 'nothing is left to read')
+})
+
+t.test('local folder: a job\'s artifacts share their organization\'s folder (no folder per job)', async (t) => {
+  const { store, root, cleanup } = fixture()
+  t.teardown(cleanup)
+  for (const job of ['job-1', 'job-2']) await Effect.runPromise(store.put(`jobs/org-1/${job}/a1`, new TextEncoder().encode(job), 'text/plain'))
+  t.same(readdirSync(join(root, '.blobs', 'jobs', 'org-1')).sort(), ['job-1~a1', 'job-2~a1'])
+  t.equal(Buffer.from((await Effect.runPromise(store.get('jobs/org-1/job-2/a1'))).bytes).toString(), 'job-2')
 })

@@ -45,3 +45,23 @@ t.test('a held stream comes back as the same frozen records, decoded once', asyn
   t.equal(decodeEvent(again!.type, again!.data), decodeEvent(once!.type, once!.data), 'one decoding')
   t.same(await Effect.runPromise(first.readStream('job-other')), [], 'an unknown stream is empty')
 })
+
+t.test('a caught-up reader of the log sees another process\'s appends, and its own, without a missed event', async (t) => {
+  const { first, second } = twoProcesses((cleanup) => t.teardown(cleanup))
+  const positions = (events: readonly { position: number }[]) => events.map((e) => e.position)
+  await Effect.runPromise(first.append('job-job-1', [started(1)], 'no_stream'))
+  const start = await Effect.runPromise(first.readAll(0, 100))
+  t.same(positions(start), [1])
+  t.same(await Effect.runPromise(first.readAll(1, 100)), [], 'caught up')
+  await Effect.runPromise(first.append('job-job-1', [started(2)], 0))
+  t.same(positions(await Effect.runPromise(first.readAll(1, 100))), [2], 'its own append')
+  t.same(await Effect.runPromise(first.readAll(2, 100)), [], 'caught up again')
+  await Effect.runPromise(second.append('job-job-2', [{ ...started(1), event_id: 'other-1' }], 'no_stream'))
+  t.same(positions(await Effect.runPromise(first.readAll(2, 100))), [3], 'the other process\'s append')
+  // The other process appends, then this one: its append follows an event its log tail has not read yet.
+  await Effect.runPromise(second.append('job-job-2', [{ ...started(2), event_id: 'other-2' }], 0))
+  await Effect.runPromise(first.append('job-job-1', [started(3)], 1))
+  t.same(positions(await Effect.runPromise(first.readAll(3, 100))), [4, 5], 'both, in order')
+  t.same(await Effect.runPromise(first.readAll(5, 100)), [], 'and nothing more')
+  t.same(positions(await Effect.runPromise(second.readAll(0, 100))), [1, 2, 3, 4, 5], 'the other process reads them all')
+})
