@@ -50,8 +50,8 @@ const withoutMarkers = (node: unknown): unknown => {
     .map(([key, value]) => [key, withoutMarkers(value)]))
 }
 
-/** The fast decoding of one event class (its recorded data has no `_tag`), or undefined when it does not qualify. */
-export const fastDecoderOf = (schema: Schema.Schema.AnyNoContext): FastDecode | undefined => {
+/** A compiled check of one event class's recorded data (no `_tag`), or undefined when the class does not qualify. */
+const compiledCheckOf = (schema: Schema.Schema.AnyNoContext): ((data: unknown) => boolean) | undefined => {
   const ast = schema.ast
   if (ast._tag !== 'Transformation' || ast.from._tag !== 'TypeLiteral' || ast.to._tag !== 'Declaration' || !checksOnly(ast.from)) return undefined
   const jsonSchema = JSONSchema.make(Schema.encodedSchema(schema)) as { $schema?: string; properties?: Record<string, unknown>; required?: string[]; additionalProperties?: unknown }
@@ -60,6 +60,30 @@ export const fastDecoderOf = (schema: Schema.Schema.AnyNoContext): FastDecode | 
   delete jsonSchema.properties._tag
   jsonSchema.required = (jsonSchema.required ?? []).filter((field) => field !== '_tag')
   const validate = ajv.compile(withoutMarkers(jsonSchema) as object)
+  return (data) => validate(data)
+}
+
+/** The fast decoding of one event class (its recorded data has no `_tag`), or undefined when it does not qualify. */
+export const fastDecoderOf = (schema: Schema.Schema.AnyNoContext): FastDecode | undefined => {
+  const check = compiledCheckOf(schema)
+  if (!check) return undefined
   const Class = schema as unknown as EventClass
-  return (data) => (validate(data) ? new Class(data as object, true) : undefined)
+  return (data) => (check(data) ? new Class(data as object, true) : undefined)
+}
+
+/** The stored data of an event (its fields but `_tag`), or undefined when the schema must encode it. */
+export type FastEncode = (event: { readonly _tag: string }) => Record<string, unknown> | undefined
+
+/**
+ * The fast encoding of one event class, or undefined when it does not qualify. A qualifying class encodes each field
+ * as it is, so its encoding is its fields once they pass the same compiled check: every value valid and no field the
+ * schema does not know (the schema would drop it, so such an event goes to the schema).
+ */
+export const fastEncoderOf = (schema: Schema.Schema.AnyNoContext): FastEncode | undefined => {
+  const check = compiledCheckOf(schema)
+  if (!check) return undefined
+  return (event) => {
+    const { _tag, ...data } = event
+    return check(data) ? data : undefined
+  }
 }

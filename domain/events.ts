@@ -1,5 +1,5 @@
 import { ParseResult, Schema } from 'effect'
-import { fastDecoderOf, type FastDecode } from './event-validators.js'
+import { fastDecoderOf, fastEncoderOf, type FastDecode, type FastEncode } from './event-validators.js'
 import { DomainEvent, isCategory, STREAMS, streamCategory, type Category, type EventOf } from './streams.js'
 
 export const SCHEMA_VERSION = 1
@@ -7,8 +7,14 @@ export const SCHEMA_VERSION = 1
 const decode = Schema.decodeUnknownSync(DomainEvent)
 const encode = Schema.encodeSync(DomainEvent)
 
-/** Stored form: the tag becomes `type`, the rest is `data`. */
+/**
+ * Stored form: the tag becomes `type`, the rest is `data`. Encoding validates every field, so an event reaches the
+ * store valid even when its decider built it without the constructor's check. The common case (a class whose fields
+ * encode as they are) is checked by a compiled validator, with the schema's result.
+ */
 export const encodeEvent = (event: DomainEvent): { type: string; data: Record<string, unknown> } => {
+  const fast = fastEncodingOf(event)?.(event)
+  if (fast !== undefined) return { type: event._tag, data: fast }
   const { _tag, ...data } = encode(event) as { _tag: string } & Record<string, unknown>
   return { type: _tag, data }
 }
@@ -38,6 +44,19 @@ const membersOf = (schema: Schema.Schema.AnyNoContext): readonly Schema.Schema.A
 const CLASSES_BY_CATEGORY = new Map(Object.values(STREAMS).map((entry) => [
   entry.name, new Map(membersOf(entry.events as Schema.Schema.AnyNoContext).map((member) => [String((member as unknown as { identifier: string }).identifier), member])),
 ]))
+
+/** Fast encodings by event class, compiled on first use (null: the class does not qualify); only classes of the catalogue. */
+const CATALOGUE_CLASSES = new Set<unknown>([...CLASSES_BY_CATEGORY.values()].flatMap((classes) => [...classes.values()]))
+const fastEncodings = new Map<unknown, FastEncode | null>()
+const fastEncodingOf = (event: DomainEvent): FastEncode | null => {
+  const Class = event.constructor
+  let found = fastEncodings.get(Class)
+  if (found === undefined) {
+    found = CATALOGUE_CLASSES.has(Class) ? fastEncoderOf(Class as unknown as Schema.Schema.AnyNoContext) ?? null : null
+    fastEncodings.set(Class, found)
+  }
+  return found
+}
 
 const TYPES_BY_CATEGORY = new Map<string, ReadonlySet<string>>([...CLASSES_BY_CATEGORY].map(([name, classes]) => [name, new Set(classes.keys())]))
 const KNOWN_TYPES = new Set([...TYPES_BY_CATEGORY.values()].flatMap((types) => [...types]))

@@ -87,6 +87,12 @@ const decideLifecycle = (command: Extract<JobCommand, { _tag: 'RequestJobDeletio
   }
 }
 
+/**
+ * A job's request, start and end are built without the constructor's check of every field: encodeEvent checks them
+ * all before anything is appended (the check was made twice per event, a job's largest being its request's spec).
+ */
+const CHECKED_WHEN_ENCODED = true
+
 export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
   initialState: { status: 'none' },
   evolve: (state, event) => {
@@ -115,7 +121,7 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
       return Either.right([new JobRequested({
         job_id: command.job_id, org_id: command.org_id, api_key_id: command.api_key_id, spec: command.spec,
         credit_weight: jobCreditWeight(command.spec), requested_at: command.now,
-      })])
+      }, CHECKED_WHEN_ENCODED)])
     }
     if (state.status === 'none') return Either.left(new NotFound({ resource: 'job', id: command.job_id }))
     if (command._tag === 'RequestJobDeletion' || command._tag === 'PurgeJob' || command._tag === 'RecordBlobDeleted') return decideLifecycle(command, state)
@@ -123,16 +129,16 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
     switch (command._tag) {
       // A running job may be started again: its worker died before finishing (at-least-once processing).
       case 'StartJob':
-        return Either.right([new JobStarted({ job_id: command.job_id, attempt: state.attempt + 1, worker_id: command.worker_id, started_at: command.now })])
+        return Either.right([new JobStarted({ job_id: command.job_id, attempt: state.attempt + 1, worker_id: command.worker_id, started_at: command.now }, CHECKED_WHEN_ENCODED)])
       case 'SucceedJob':
         if (state.status !== 'running') return Either.left(new StateConflict({ code: 'job_not_running', message: 'job is not running' }))
-        return Either.right([new JobSucceeded({ job_id: command.job_id, manifest: command.manifest, artifacts: command.artifacts, finished_at: command.now, ...(command.recipe ? { recipe: command.recipe } : {}) })])
+        return Either.right([new JobSucceeded({ job_id: command.job_id, manifest: command.manifest, artifacts: command.artifacts, finished_at: command.now, ...(command.recipe ? { recipe: command.recipe } : {}) }, CHECKED_WHEN_ENCODED)])
       case 'FailJob':
         return Either.right([new JobFailed({
           job_id: command.job_id, failure_reason: command.failure_reason, message: command.message,
           ...(command.manifest ? { manifest: command.manifest } : {}), ...(command.artifacts ? { artifacts: command.artifacts } : {}),
           finished_at: command.now, ...(command.recipe ? { recipe: command.recipe } : {}),
-        })])
+        }, CHECKED_WHEN_ENCODED)])
     }
   },
 }

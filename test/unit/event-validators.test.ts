@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
 import { Schema } from 'effect'
 import t from 'tap'
-import { decodeStored } from '../../domain/events.js'
-import { fastDecoderOf } from '../../domain/event-validators.js'
+import { decodeStored, encodeEvent } from '../../domain/events.js'
+import { fastDecoderOf, fastEncoderOf } from '../../domain/event-validators.js'
 import { JobStarted } from '../../domain/job/events.js'
 import { ContentMonitorRunFinished } from '../../domain/content-monitor/events.js'
 import { DomainEvent, streamCategory, type Category } from '../../domain/streams.js'
@@ -36,6 +36,27 @@ t.test('every recorded event of the projection specs decodes as the schema decod
   }
   t.ok(types.size >= 30, `${types.size} event types compared`)
   t.ok(fast > 0, `${fast} events took the fast path`)
+})
+
+const encodeBySchema = Schema.encodeSync(DomainEvent)
+
+t.test('every recorded event of the projection specs encodes as the schema encodes it', async (t) => {
+  let fast = 0
+  for (const event of histories.flat()) {
+    const decoded = bySchema({ ...(event.data as object), _tag: event.type })
+    const { _tag, ...expected } = encodeBySchema(decoded) as { _tag: string } & Record<string, unknown>
+    const encoded = encodeEvent(decoded)
+    if (encoded.type !== _tag || !isDeepStrictEqual(encoded.data, expected)) t.fail(`${event.type} at position ${event.position} encodes differently`)
+    if (fastEncoderOf(decoded.constructor as unknown as Schema.Schema.AnyNoContext)?.(decoded) !== undefined) fast += 1
+  }
+  t.ok(fast > 0, `${fast} events took the fast path`)
+})
+
+t.test('an event built without the constructor\'s check is still validated when it is encoded', async (t) => {
+  const unchecked = new JobStarted({ job_id: 'j1', attempt: 'one' as unknown as number, worker_id: 'w', started_at: '2026-06-01T00:00:00.000Z' }, true)
+  t.throws(() => encodeEvent(unchecked), 'a wrong type is refused')
+  const extra = new JobStarted({ job_id: 'j1', attempt: 1, worker_id: 'w', started_at: '2026-06-01T00:00:00.000Z', added: 1 } as unknown as JobStarted, true)
+  t.same(encodeEvent(extra).data, { job_id: 'j1', attempt: 1, worker_id: 'w', started_at: '2026-06-01T00:00:00.000Z' }, 'an unknown field is dropped, as the schema does')
 })
 
 t.test('the fast path answers only for data of exactly the schema\'s shape', async (t) => {
