@@ -49,6 +49,12 @@ export interface DocumentStoreService {
    * (SQLite): work run synchronously in a batch can then keep a reader's position with its documents, exactly-once.
    */
   readonly atomicBatches?: true
+  /**
+   * Optional: a number that changes whenever a document of the collection may have changed, whoever changed it (this
+   * process or another), so a caller may keep what it derived from the collection while the number stays the same.
+   * Stores that cannot tell leave it out.
+   */
+  readonly generation?: (collection: string) => number
 }
 
 export class DocumentStore extends Context.Tag('DocumentStore')<DocumentStore, DocumentStoreService>() {}

@@ -33,19 +33,48 @@ const recordsOf = (hash: string) =>
 /** Per document store: lookups in flight, which concurrent requests presenting the same key join. */
 const lookups = new WeakMap<DocumentStoreService, ReturnType<typeof makeSingleFlight<KeyRecords, StoreUnavailable>>>()
 
-const sharedRecordsOf = (hash: string) => Effect.flatMap(DocumentStore, (docs) => {
+const sharedRecordsOf = (docs: DocumentStoreService, hash: string) => {
   const shared = lookups.get(docs) ?? makeSingleFlight<KeyRecords, StoreUnavailable>()
   lookups.set(docs, shared)
   return shared(hash, Effect.provideService(recordsOf(hash), DocumentStore, docs))
+}
+
+/** The collections a key's records are read from. */
+const KEY_COLLECTIONS = [API_KEY_HASHES.name, API_KEYS.name, ORGS.name]
+/** Keys remembered per document store (all forgotten past this many). */
+const REMEMBERED_KEYS = 1024
+/** Per document store that tells its collections' generations: the records of keys, as of a sum of generations. */
+const remembered = new WeakMap<DocumentStoreService, Map<string, { readonly generation: number; readonly records: NonNullable<KeyRecords> }>>()
+
+/**
+ * A key's records, remembered while none of the collections they come from changed: a key used for every request
+ * is read once, not per request, and a revocation (or any other change) is seen by the next request, since the
+ * change's write moves the generation. The generation is taken before the read, so a write during the read is never
+ * remembered as read. Lookups joined with others in flight could have started before the generation was taken, so
+ * a remembered key is always read on its own.
+ */
+const keyRecordsOf = (hash: string) => Effect.flatMap(DocumentStore, (docs) => {
+  if (!docs.generation) return sharedRecordsOf(docs, hash)
+  const generation = KEY_COLLECTIONS.reduce((sum, name) => sum + docs.generation!(name), 0)
+  let known = remembered.get(docs)
+  if (!known) remembered.set(docs, (known = new Map()))
+  const hit = known.get(hash)
+  if (hit && hit.generation === generation) return Effect.succeed<KeyRecords>(hit.records)
+  return Effect.tap(recordsOf(hash), (records) => {
+    if (!records) return
+    if (known.size >= REMEMBERED_KEYS) known.clear()
+    known.set(hash, { generation, records })
+  })
 })
 
 /**
- * Resolves a presented secret to its key; revoked and expired keys answer the same 401 as unknown ones. Requests
- * with the same key at the same time share one lookup (a burst of submissions reads the key once, not per request).
+ * Resolves a presented secret to its key; revoked and expired keys answer the same 401 as unknown ones. A key's
+ * records are read once while unchanged (keyRecordsOf), or, from a store that cannot tell, requests with the same key
+ * at the same time share one lookup (a burst of submissions reads the key once, not per request).
  */
 export const authenticateApiKey = (secret: string, now: Date) =>
   Effect.gen(function* () {
-    const records = yield* sharedRecordsOf(hashApiKey(secret))
+    const records = yield* keyRecordsOf(hashApiKey(secret))
     if (!records) return yield* Effect.fail(invalid())
     const { key, org } = records
     if (key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= now.getTime())) return yield* Effect.fail(invalid())

@@ -65,6 +65,24 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   const commitStmt = db.prepare('commit')
   const rollbackStmt = db.prepare('rollback')
   const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })
+  /**
+   * Generations: one count of writes per collection, plus one count for what may change any collection (a rolled
+   * back transaction, whose writes were counted but undone; a commit of another connection, seen as a new
+   * data_version). Both only grow, so their sum changes whenever either does.
+   */
+  const writes = new Map<string, number>()
+  const wrote = (collection: string) => { writes.set(collection, (writes.get(collection) ?? 0) + 1) }
+  const dataVersion = db.prepare<[], number>('pragma data_version').pluck()
+  let seenVersion = dataVersion.get()
+  let everything = 0
+  const generation = (collection: string) => {
+    const version = dataVersion.get()
+    if (version !== seenVersion) {
+      seenVersion = version
+      everything += 1
+    }
+    return everything + (writes.get(collection) ?? 0)
+  }
   // Queries are built from a filter's shape (its values are parameters), so the few shapes in use are prepared once.
   const prepared = new Map<string, Database.Statement>()
   const statement = (sql: string) => {
@@ -94,15 +112,15 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
       const row = getStmt.get(collection, id)
       return row ? (JSON.parse(row.body) as Doc) : null
     }),
-    put: (collection, doc) => attempt(() => { putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
-    putMany: (collection, docs) => attempt(() => { for (const doc of docs) putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
-    delete: (collection, id) => attempt(() => { deleteStmt.run(collection, id) }),
+    put: (collection, doc) => attempt(() => { wrote(collection); putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
+    putMany: (collection, docs) => attempt(() => { wrote(collection); for (const doc of docs) putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
+    delete: (collection, id) => attempt(() => { wrote(collection); deleteStmt.run(collection, id) }),
     find,
     count: (collection, filter) => attempt(() => {
       const where = whereClause(filter)
       return (statement(`select count(*) as n from docs ${where.sql}`).get(collection, ...where.params) as { n: number }).n
     }),
-    clear: (collection) => attempt(() => { clearStmt.run(collection) }),
+    clear: (collection) => attempt(() => { wrote(collection); clearStmt.run(collection) }),
     // One table holds every collection, in primary-key order: reads by id need nothing more, and listings are
     // small enough per organization for an embedded deployment.
     ensureIndexes: () => Effect.void,
@@ -110,8 +128,16 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     inBatch: (work) => Effect.acquireUseRelease(
       attempt(() => beginStmt.run()),
       () => work,
-      (_, exit) => attempt(() => (exit._tag === 'Success' ? commitStmt : rollbackStmt).run()).pipe(Effect.orDie),
+      (_, exit) => attempt(() => {
+        if (exit._tag === 'Success') {
+          try { commitStmt.run() } catch (error) { everything += 1; throw error }
+        } else {
+          everything += 1
+          rollbackStmt.run()
+        }
+      }).pipe(Effect.orDie),
     ),
+    generation,
   }
 }
 
