@@ -2,7 +2,7 @@ import { Effect } from 'effect'
 import { streamCategory } from '../domain/streams.js'
 import { DocumentNeeded } from '../projections/document-view.js'
 import type { Projection } from '../projections/projection.js'
-import { DocumentStore } from '../ports/document-store.js'
+import { DocumentStore, type DocumentRebuild } from '../ports/document-store.js'
 import { EventLog, StoreLog } from '../ports/event-log.js'
 import { EventStore, type RecordedEvent } from '../ports/event-store.js'
 import { replayDocuments, type ReplayDocuments } from './replay-documents.js'
@@ -16,38 +16,26 @@ const EVENTS_PER_READ = 5000
  */
 export const replayProjections = (projections: readonly Projection[]) => Effect.gen(function* () {
   const documents = yield* DocumentStore
-  const store = yield* EventStore
   const counts: Record<string, number> = Object.fromEntries(projections.map((projection) => [projection.name, 0]))
-  // One write group for the whole rebuild, clears included. SQLite: one transaction, so a failed replay leaves the
-  // models as they were. MongoDB: writes leave as bulk writes; a failed replay is run again from the start. Inside, the
-  // projections fold into memory (replayDocuments), and each document is written once with its final value.
-  const byCategory = projectionsByCategory(projections)
-  const after = yield* documents.inBatch(Effect.gen(function* () {
-    for (const projection of projections) {
-      for (const collection of projection.collections) yield* documents.clear(collection)
-    }
-    // A replay into an empty database leaves it as a running service would: with the indexes its queries need.
-    yield* documents.ensureIndexes(projections.flatMap((projection) => projection.indexes))
-    const folded = replayDocuments(documents, projections.flatMap((projection) => projection.collections))
-    let position = 0
-    for (;;) {
-      const batch = yield* store.readAll(position, EVENTS_PER_READ)
-      if (batch.length === 0) break
-      // The folds run directly, without an effect per event; a fold that needs a read from the store stops the batch
-      // there, and the batch goes on from that fold once the read is loaded.
-      const cursor = { event: 0, handler: 0 }
-      for (;;) {
-        const stop = foldBatch(batch, cursor, byCategory, folded, counts)
-        if (stop === undefined) break
-        if (typeof stop === 'string') yield* Effect.logWarning(stop)
-        else yield* folded.load(stop)
-      }
-      if (folded.full()) yield* folded.flush
-      position = batch[batch.length - 1]!.position
-    }
-    yield* folded.flush
-    return position
-  }))
+  const collections = projections.flatMap((projection) => projection.collections)
+  // A replay into an empty database leaves it as a running service would: with the indexes its queries need.
+  yield* documents.ensureIndexes(projections.flatMap((projection) => projection.indexes))
+  // The projections fold into memory (replayDocuments), and each document is written once with its final value.
+  // With a rebuild writer of its own (SQLite: a worker thread with one transaction), writing overlaps folding, and
+  // the models change only at its commit. Otherwise one write group for the whole rebuild, clears included: SQLite
+  // then has one transaction; MongoDB sends bulk writes, and a failed replay is run again from the start.
+  const rebuild = documents.rebuild
+  const after = rebuild
+    ? yield* Effect.scoped(Effect.gen(function* () {
+      const target = yield* rebuild(collections)
+      const position = yield* foldLog(projections, target, counts)
+      yield* target.commit
+      return position
+    }))
+    : yield* documents.inBatch(Effect.gen(function* () {
+      for (const collection of collections) yield* documents.clear(collection)
+      return yield* foldLog(projections, documents, counts)
+    }))
   // The rebuilt models reflect the log up to `after`: live projectors resume from there.
   const storeLog = yield* StoreLog
   const eventLog = yield* EventLog
@@ -55,6 +43,31 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
   yield* Effect.forEach(projections, (projection) =>
     (projection.ordering === 'log' ? storeLog : eventLog).setCheckpoint(projection.name, after), { concurrency: 'unbounded', discard: true })
   return counts
+})
+
+/** Folds the whole log in order into `target`, whose projections' collections are empty; answers the last position. */
+const foldLog = (projections: readonly Projection[], target: Omit<DocumentRebuild, 'commit'>, counts: Record<string, number>) => Effect.gen(function* () {
+  const store = yield* EventStore
+  const byCategory = projectionsByCategory(projections)
+  const folded = replayDocuments(target, projections.flatMap((projection) => projection.collections))
+  let position = 0
+  for (;;) {
+    const batch = yield* store.readAll(position, EVENTS_PER_READ)
+    if (batch.length === 0) break
+    // The folds run directly, without an effect per event; a fold that needs a read from the store stops the batch
+    // there, and the batch goes on from that fold once the read is loaded.
+    const cursor = { event: 0, handler: 0 }
+    for (;;) {
+      const stop = foldBatch(batch, cursor, byCategory, folded, counts)
+      if (stop === undefined) break
+      if (typeof stop === 'string') yield* Effect.logWarning(stop)
+      else yield* folded.load(stop)
+    }
+    if (folded.full()) yield* folded.flush
+    position = batch[batch.length - 1]!.position
+  }
+  yield* folded.flush
+  return position
 })
 
 /** The projections that fold each category's events, in the given order. */

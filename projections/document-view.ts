@@ -98,7 +98,7 @@ export class FoldView implements DocumentView {
 }
 
 /** Loads one read a fold needs. */
-export const loadNeeded = (store: DocumentStoreService, needed: DocumentNeeded): Effect.Effect<Doc | null | readonly Doc[], StoreUnavailable> =>
+export const loadNeeded = (store: Pick<DocumentStoreService, 'get' | 'find'>, needed: DocumentNeeded): Effect.Effect<Doc | null | readonly Doc[], StoreUnavailable> =>
   needed.id !== null ? store.get(needed.collection, needed.id) : store.find(needed.collection, needed.filter ?? {})
 
 /**

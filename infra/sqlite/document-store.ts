@@ -3,6 +3,7 @@ import { Effect, Layer } from 'effect'
 import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FindOptions } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 import { openDatabase } from './database.js'
+import { sqliteRebuild } from './document-rebuild.js'
 
 const SAFE_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/
 
@@ -47,6 +48,8 @@ const MAX_PREPARED = 256
 
 export interface SqliteDocumentStore extends DocumentStoreService {
   readonly db: Database.Database
+  /** Writes documents already turned into JSON (a rebuild's worker thread gets them so), synchronously. */
+  readonly putBodies: (collection: string, ids: readonly string[], bodies: readonly string[]) => void
 }
 
 export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
@@ -114,6 +117,7 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     }),
     put: (collection, doc) => attempt(() => { wrote(collection); putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
     putMany: (collection, docs) => attempt(() => { wrote(collection); for (const doc of docs) putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
+    putBodies: (collection, ids, bodies) => { wrote(collection); for (let i = 0; i < ids.length; i++) putStmt.run(collection, ids[i], bodies[i]) },
     delete: (collection, id) => attempt(() => { wrote(collection); deleteStmt.run(collection, id) }),
     find,
     count: (collection, filter) => attempt(() => {
@@ -125,6 +129,8 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     // small enough per organization for an embedded deployment.
     ensureIndexes: () => Effect.void,
     atomicBatches: true,
+    // A rebuild writes on a connection of its own, in a worker thread (an in-memory database has no second connection).
+    ...(file === ':memory:' ? {} : { rebuild: sqliteRebuild(file) }),
     inBatch: (work) => Effect.acquireUseRelease(
       attempt(() => beginStmt.run()),
       () => work,
