@@ -95,9 +95,15 @@ export const makeWebhookFanout = <R>(options: WebhookFanoutOptions<R>, run: Run<
 
   const fanOut = (event: DomainEvent, envelope: EventEnvelope) =>
     Effect.gen(function* () {
-      const drafts = yield* draftsOf(event, envelope)
-      const kinds = [...new Set(drafts.filter((draft) => draft.only_endpoint === undefined).map((draft) => draft.kind))]
+      const row = mappingOf(event)
+      if (!row) return
+      // The endpoints subscribed to the row's kinds come first: when there is none (most events of most
+      // organizations), the row's context is not loaded and its drafts not built. Only a ping is addressed to an
+      // endpoint whatever its subscriptions.
+      const kinds = row.kinds.filter((kind) => kind !== 'ping')
       const subscribed = kinds.length === 0 ? new Map<string, readonly string[]>() : yield* options.subscribers(envelope.org_id, kinds, envelope.position)
+      if (!row.kinds.includes('ping') && [...subscribed.values()].every((endpoints) => endpoints.length === 0)) return
+      const drafts = yield* draftsOf(event, envelope)
       for (const draft of drafts) {
         const endpoints = draft.only_endpoint !== undefined ? [draft.only_endpoint] : subscribed.get(draft.kind) ?? []
         yield* Effect.forEach(endpoints, (endpointId) => schedule(draft, endpointId, envelope), { concurrency: 4, discard: true })
