@@ -6,6 +6,7 @@ import type { EventStoreService, RecordedEvent, StoreUnavailable } from '../../p
 import { catchUpBatches } from './catch-up-batches.js'
 import { makeDispatcher, retryPauseMs } from './dispatcher.js'
 import { makeLogWake } from './log-wake.js'
+import { makeSharedReader, type LogRead } from './shared-reader.js'
 
 /** Where a catch-up subscriber's durable checkpoint lives (the SQLite file, or the document store). */
 export interface CheckpointStore {
@@ -30,9 +31,8 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
 
   // A store that answers synchronously (SQLite, memory) is read without a promise round per read.
   let answersAtOnce = true
-  type Read = Either.Either<readonly RecordedEvent[], unknown>
   /** The batch after `after`: at once from a store that answers synchronously, else a promise of it. */
-  const readBatch = (after: number): Read | Promise<Read> => {
+  const readBatch = (after: number): LogRead | Promise<LogRead> => {
     const read = Effect.either(store.readAll(after, BATCH))
     if (answersAtOnce) {
       const exit = Effect.runSyncExit(read)
@@ -44,61 +44,12 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
     return Effect.runPromise(read).catch((defect: unknown) => Either.left(defect))
   }
 
-  /**
-   * Reads the log after `start` until stopped: each batch goes to `deliver`, which answers the position it reached
-   * (the next read starts after it), at once or as a promise; at the end of the log it waits for the next wake.
-   */
-  const follow = (
-    name: string, start: number, deliver: (events: readonly RecordedEvent[], stopped: () => boolean) => number | Promise<number>,
-    /** After a wake, let the appends already under way land first, so they are read as one batch. */
-    gather = false,
-  ) => {
-    let stopped = false
-    let stop: () => void = () => {}
-    const stopping = new Promise<void>((resolve) => { stop = resolve })
-    /** Ends the loop's wait for a wake (at the wake, or at stop). */
-    let wakeUp: () => void = () => {}
-    const nextWake = (seen: number) => new Promise<void>((resolve) => {
-      wakeUp = resolve
-      wake.onNext(seen, resolve)
-    })
-    let cursor = start
-    wake.join()
-    const loop = (async () => {
-      try {
-        while (!stopped) {
-          const seen = wake.generation()
-          const read = readBatch(cursor)
-          const batch = read instanceof Promise ? await read : read
-          if (Either.isLeft(batch)) log(`subscriber ${name} could not read the log`, batch.left)
-          else if (batch.right.length > 0) {
-            const delivered = deliver(batch.right, () => stopped)
-            const reached = typeof delivered === 'number' ? delivered : await delivered
-            const moved = reached > cursor
-            if (moved) cursor = reached
-            if (moved && batch.right.length === BATCH) continue
-          }
-          if (!stopped) await nextWake(seen)
-          if (gather && !stopped) await new Promise((resolve) => setImmediate(resolve))
-        }
-      } finally {
-        wake.leave()
-      }
-    })()
-    return {
-      stopping,
-      stop: async () => {
-        stopped = true
-        stop()
-        wakeUp()
-        await loop
-      },
-    }
-  }
+  const shared = makeSharedReader({ read: readBatch, batch: BATCH, wake, log })
 
   const readBatches: NonNullable<EventLogService['readBatches']> = ({ name, from }, handler) => Effect.sync(() => {
     let handled = from
-    const reader = follow(name, from, async (events, isStopped) => {
+    let endPause = () => {}
+    const reader = shared.join(name, from, async (events, isStopped) => {
       for (let attempt = 1; ; attempt++) {
         try {
           await handler(events)
@@ -107,12 +58,22 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
         } catch (error) {
           log(`reader ${name} failed on the events after ${handled} (attempt ${attempt})`, error)
           if (isStopped()) return handled
-          await Promise.race([new Promise((resolve) => setTimeout(resolve, retryPauseMs(attempt))), reader.stopping])
+          await new Promise((resolve) => {
+            endPause = () => resolve(undefined)
+            setTimeout(resolve, retryPauseMs(attempt))
+          })
           if (isStopped()) return handled
         }
       }
-    }, true)
-    return { checkpoint: () => handled, stop: reader.stop }
+    }, { alone: true, gather: true })
+    return {
+      checkpoint: () => handled,
+      stop: () => {
+        const stopping = reader.stop()
+        endPause()
+        return stopping
+      },
+    }
   })
 
   return {
@@ -164,7 +125,7 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
         }
         return deliverFrom(0)
       }
-      const reader = follow(subscription.name, start, deliver)
+      const reader = shared.join(subscription.name, start, deliver)
 
       return {
         checkpoint: () => dispatcher.checkpoint(),
