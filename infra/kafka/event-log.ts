@@ -58,6 +58,7 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
     // partitions behind the slowest job). Offsets are committed as they finish, each partition in order.
     subscribe: (subscription, handler) => attempt(async () => {
       const concurrency = subscription.concurrency ?? 1
+      const types = subscription.types ? new Set(subscription.types) : null
       const slots = makeSlots(concurrency)
       const progress = makeProgress()
       let stopping = false
@@ -91,8 +92,12 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
             for (const message of batch.messages) {
               if (!isRunning() || isStale() || stopping) break
               const event = parse(message)
-              progress.received(event)
-              await dispatcher.dispatch(event, true, Number(message.offset))
+              // Events of other types count as handled at once, without a handler run or a slot.
+              const relevant = types === null || types.has(event.type)
+              if (relevant) progress.received(event)
+              else progress.finished(event)
+              const accepted = dispatcher.dispatch(event, relevant, Number(message.offset))
+              if (accepted) await accepted
               // The next fetch starts after what the dispatcher accepted; the commit waits for it to finish.
               resolveOffset(message.offset)
             }
