@@ -20,7 +20,7 @@ const answer = (request: RebuildRequest): unknown => {
       for (const collection of request.collections) Effect.runSync(store.clear(collection))
       return undefined
     case 'put':
-      return store.putBodies(request.collection, request.ids, request.bodies)
+      return Effect.runSync(store.putMany!(request.collection, request.docs))
     case 'delete':
       for (const id of request.ids) Effect.runSync(store.delete(request.collection, id))
       return undefined

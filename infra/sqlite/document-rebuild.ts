@@ -6,7 +6,7 @@ import { StoreUnavailable } from '../../ports/event-store.js'
 /** What the rebuild's worker thread is asked, in order (document-rebuild-worker.ts answers each with a reply). */
 export type RebuildRequest =
   | { readonly op: 'begin'; readonly collections: readonly string[] }
-  | { readonly op: 'put'; readonly collection: string; readonly ids: readonly string[]; readonly bodies: readonly string[] }
+  | { readonly op: 'put'; readonly collection: string; readonly docs: readonly Doc[] }
   | { readonly op: 'delete'; readonly collection: string; readonly ids: readonly string[] }
   | { readonly op: 'get'; readonly collection: string; readonly id: string }
   | { readonly op: 'find'; readonly collection: string; readonly filter: Filter }
@@ -15,8 +15,8 @@ export type RebuildRequest =
 
 export type RebuildReply = { readonly seq: number } & ({ readonly ok: true; readonly value?: unknown } | { readonly ok: false; readonly error: string })
 
-/** Bytes of JSON sent to the worker and not yet written: above it, a put waits for the worker (bounds memory). */
-const BYTES_IN_FLIGHT = 64 * 1024 * 1024
+/** Documents sent to the worker and not yet written: above it, a put waits for the worker (bounds memory). */
+const DOCUMENTS_IN_FLIGHT = 100_000
 
 const WORKER_URL = new URL('./document-rebuild-worker.ts', import.meta.url).href
 /** The process runs TypeScript through tsx, whose loader a worker thread does not inherit: the worker loads through it. */
@@ -54,9 +54,9 @@ const outcome = (reply: RebuildReply) =>
 
 /**
  * Rebuilds collections of the SQLite read-model file on a worker thread: the worker's own connection clears them and
- * writes the rebuild in one transaction, while the caller goes on folding. Documents are turned into JSON here (a
- * string crosses to the worker as a copy, an object as a slower structured clone). Puts and deletes are sent without
- * waiting unless BYTES_IN_FLIGHT are unwritten; reads wait for their answer, which reflects every earlier write. The
+ * writes the rebuild in one transaction, while the caller goes on folding. Documents cross as structured clones, which
+ * cost the caller about half of turning them into JSON (the worker does that). Puts and deletes are sent without
+ * waiting unless DOCUMENTS_IN_FLIGHT are unwritten; reads wait for their answer, which reflects every earlier write. The
  * models change only at `commit`; a scope closed without it rolls the transaction back (and a process that dies
  * leaves it uncommitted).
  */
@@ -71,25 +71,22 @@ export const sqliteRebuild = (file: string) => (collections: readonly string[]) 
   }))
   const call = (request: RebuildRequest) => Effect.flatMap(Effect.promise(() => worker.send(request)), outcome)
   /** Writes sent and not answered yet, oldest first. */
-  const pending: { readonly reply: Promise<RebuildReply>; readonly bytes: number }[] = []
-  let bytesInFlight = 0
+  const pending: { readonly reply: Promise<RebuildReply>; readonly documents: number }[] = []
+  let inFlight = 0
   const settleWrites = (limit: number) => Effect.promise(async () => {
-    while (pending.length > 0 && bytesInFlight > limit) {
+    while (pending.length > 0 && inFlight > limit) {
       const oldest = pending.shift()!
-      bytesInFlight -= oldest.bytes
+      inFlight -= oldest.documents
       const reply = await oldest.reply
       if (!reply.ok) return reply
     }
     return null
   }).pipe(Effect.flatMap((failed) => (failed === null ? Effect.void : outcome(failed))))
-  const write = (request: RebuildRequest, bytes: number) => Effect.zipRight(settleWrites(BYTES_IN_FLIGHT - bytes), Effect.sync(() => {
-    pending.push({ reply: worker.send(request), bytes })
-    bytesInFlight += bytes
+  const write = (request: RebuildRequest, documents: number) => Effect.zipRight(settleWrites(DOCUMENTS_IN_FLIGHT - documents), Effect.sync(() => {
+    pending.push({ reply: worker.send(request), documents })
+    inFlight += documents
   }))
-  const putMany = (collection: string, docs: readonly Doc[]) => Effect.suspend(() => {
-    const bodies = docs.map((doc) => JSON.stringify(doc))
-    return write({ op: 'put', collection, ids: docs.map((doc) => doc._id), bodies }, bodies.reduce((sum, body) => sum + body.length, 0))
-  })
+  const putMany = (collection: string, docs: readonly Doc[]) => write({ op: 'put', collection, docs }, docs.length)
 
   yield* call({ op: 'begin', collections })
   const rebuild: DocumentRebuild = {
@@ -97,7 +94,7 @@ export const sqliteRebuild = (file: string) => (collections: readonly string[]) 
     find: (collection, filter) => call({ op: 'find', collection, filter }) as Effect.Effect<readonly Doc[], StoreUnavailable>,
     put: (collection, doc) => putMany(collection, [doc]),
     putMany,
-    delete: (collection, id) => write({ op: 'delete', collection, ids: [id] }, 0),
+    delete: (collection, id) => write({ op: 'delete', collection, ids: [id] }, 1),
     // Every write is answered before the commit: one that failed fails the rebuild (the worker then refuses to commit).
     commit: Effect.zipRight(settleWrites(-1), Effect.tap(call({ op: 'commit' }), () => { committed = true })),
   }

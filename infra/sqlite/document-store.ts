@@ -48,8 +48,6 @@ const MAX_PREPARED = 256
 
 export interface SqliteDocumentStore extends DocumentStoreService {
   readonly db: Database.Database
-  /** Writes documents already turned into JSON (a rebuild's worker thread gets them so), synchronously. */
-  readonly putBodies: (collection: string, ids: readonly string[], bodies: readonly string[]) => void
 }
 
 export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
@@ -117,7 +115,6 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     }),
     put: (collection, doc) => attempt(() => { wrote(collection); putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
     putMany: (collection, docs) => attempt(() => { wrote(collection); for (const doc of docs) putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
-    putBodies: (collection, ids, bodies) => { wrote(collection); for (let i = 0; i < ids.length; i++) putStmt.run(collection, ids[i], bodies[i]) },
     delete: (collection, id) => attempt(() => { wrote(collection); deleteStmt.run(collection, id) }),
     find,
     count: (collection, filter) => attempt(() => {
