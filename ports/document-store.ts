@@ -50,11 +50,11 @@ export interface DocumentStoreService {
    */
   readonly atomicBatches?: true
   /**
-   * Optional: a number that changes whenever a document of the collection may have changed, whoever changed it (this
-   * process or another), so a caller may keep what it derived from the collection while the number stays the same.
-   * Stores that cannot tell leave it out.
+   * Optional: a number that changes whenever a document of the collections may have changed, whoever changed it (this
+   * process or another), so a caller may keep what it derived from them while the number stays the same. Stores that
+   * cannot tell leave it out.
    */
-  readonly generation?: (collection: string) => number
+  readonly generation?: (collections: readonly string[]) => number
   /**
    * Optional: a writer of its own for rebuilding `collections` from scratch (replay), so that writing overlaps the
    * caller's work (SQLite: a worker thread with its own connection and one transaction). The collections start empty;

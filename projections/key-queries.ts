@@ -55,7 +55,7 @@ const remembered = new WeakMap<DocumentStoreService, Map<string, { readonly gene
  */
 const keyRecordsOf = (hash: string) => Effect.flatMap(DocumentStore, (docs) => {
   if (!docs.generation) return sharedRecordsOf(docs, hash)
-  const generation = KEY_COLLECTIONS.reduce((sum, name) => sum + docs.generation!(name), 0)
+  const generation = docs.generation(KEY_COLLECTIONS)
   let known = remembered.get(docs)
   if (!known) remembered.set(docs, (known = new Map()))
   const hit = known.get(hash)

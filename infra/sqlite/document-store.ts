@@ -69,20 +69,20 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   /**
    * Generations: one count of writes per collection, plus one count for what may change any collection (a rolled
    * back transaction, whose writes were counted but undone; a commit of another connection, seen as a new
-   * data_version). Both only grow, so their sum changes whenever either does.
+   * data_version). All only grow, so their sum changes whenever one of them does.
    */
   const writes = new Map<string, number>()
   const wrote = (collection: string) => { writes.set(collection, (writes.get(collection) ?? 0) + 1) }
   const dataVersion = db.prepare<[], number>('pragma data_version').pluck()
   let seenVersion = dataVersion.get()
   let everything = 0
-  const generation = (collection: string) => {
+  const generation = (collections: readonly string[]) => {
     const version = dataVersion.get()
     if (version !== seenVersion) {
       seenVersion = version
       everything += 1
     }
-    return everything + (writes.get(collection) ?? 0)
+    return collections.reduce((sum, collection) => sum + (writes.get(collection) ?? 0), everything)
   }
   // Queries are built from a filter's shape (its values are parameters), so the few shapes in use are prepared once.
   const prepared = new Map<string, Database.Statement>()
