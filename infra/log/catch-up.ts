@@ -4,6 +4,7 @@ import { streamCategory } from '../../domain/streams.js'
 import type { EventLogService } from '../../ports/event-log.js'
 import type { EventStoreService, RecordedEvent, StoreUnavailable } from '../../ports/event-store.js'
 import { catchUpBatches } from './catch-up-batches.js'
+import { makeCheckpointSaver } from './checkpoint-saver.js'
 import { makeDispatcher, retryPauseMs } from './dispatcher.js'
 import { makeLogWake } from './log-wake.js'
 import { makeSharedReader, type LogRead } from './shared-reader.js'
@@ -45,6 +46,7 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
   }
 
   const shared = makeSharedReader({ read: readBatch, batch: BATCH, wake, log })
+  const saver = makeCheckpointSaver(checkpoints, log)
 
   const readBatches: NonNullable<EventLogService['readBatches']> = ({ name, from }, handler) => Effect.sync(() => {
     let handled = from
@@ -85,29 +87,14 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
       /** Other events count as handled at once, without a handler run. */
       const isRelevant = (event: RecordedEvent) =>
         (types === null || types.has(event.type)) && (categories === null || categories.has(streamCategory(event.stream)))
-      // One save in flight at a time; positions reached meanwhile are saved (the latest only) when it completes.
-      let persisted = start
-      let wanted = start
-      let saving: Promise<void> | null = null
-      const persist = () => {
-        if (saving !== null || wanted <= persisted) return
-        const position = wanted
-        saving = Effect.runPromise(checkpoints.save(subscription.name, position)).then(
-          () => { persisted = position; saving = null; persist() },
-          (e: unknown) => { saving = null; log(`subscriber ${subscription.name} could not save its checkpoint`, e) },
-        )
-      }
+      const checkpoint = saver.track(subscription.name, start)
       let stopped = false
       const dispatcher = makeDispatcher({
         concurrency: subscription.concurrency ?? 1,
         ...(subscription.maxAttempts !== undefined ? { maxAttempts: subscription.maxAttempts } : {}),
         handler,
         isStopping: () => stopped,
-        onCheckpoint: (position) => {
-          if (position <= wanted) return
-          wanted = position
-          persist()
-        },
+        onCheckpoint: checkpoint.moved,
         onError: (event, error, attempt) => log(`subscriber ${subscription.name} failed on ${event.type} at ${event.position} (attempt ${attempt})`, error),
       })
       dispatcher.setCheckpoint(start)
@@ -133,8 +120,7 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
           stopped = true
           await reader.stop()
           await dispatcher.idle()
-          persist()
-          while (saving !== null) await saving
+          await checkpoint.flush()
         },
       }
     }),
