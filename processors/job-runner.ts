@@ -28,6 +28,7 @@ export const artifactKey = (orgId: string, jobId: string, artifactId: string) =>
 const storeArtifacts = (orgId: string, jobId: string, artifacts: readonly EngineArtifact[]) =>
   Effect.gen(function* () {
     const blobs = yield* BlobStore
+    // At most 4 at once; a single artifact (a light job's page) is stored in this fiber, without one forked for it.
     return yield* Effect.forEach(artifacts, (artifact) => Effect.gen(function* () {
       const artifactId = randomUUID()
       const key = artifactKey(orgId, jobId, artifactId)
@@ -37,7 +38,7 @@ const storeArtifacts = (orgId: string, jobId: string, artifacts: readonly Engine
         size: stored.size, sha256: stored.sha256, blob_key: key, created_at: new Date().toISOString(),
       }
       return record
-    }), { concurrency: 4 })
+    }), { concurrency: Math.min(4, artifacts.length) })
   })
 
 /**
