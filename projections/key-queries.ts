@@ -7,6 +7,7 @@ import type { StoreUnavailable } from '../ports/event-store.js'
 import { API_KEYS, API_KEY_HASHES, ORGS, type KeyDoc, type OrgDoc } from './orgs.js'
 import { getDoc } from './projection.js'
 import { makeSingleFlight } from './single-flight.js'
+import { rememberedWhileUnchanged } from './while-unchanged.js'
 
 export interface ApiPrincipal {
   readonly key_id: string
@@ -39,33 +40,15 @@ const sharedRecordsOf = (docs: DocumentStoreService, hash: string) => {
   return shared(hash, Effect.provideService(recordsOf(hash), DocumentStore, docs))
 }
 
-/** The collections a key's records are read from. */
-const KEY_COLLECTIONS = [API_KEY_HASHES.name, API_KEYS.name, ORGS.name]
-/** Keys remembered per document store (all forgotten past this many). */
-const REMEMBERED_KEYS = 1024
-/** Per document store that tells its collections' generations: the records of keys, as of a sum of generations. */
-const remembered = new WeakMap<DocumentStoreService, Map<string, { readonly generation: number; readonly records: NonNullable<KeyRecords> }>>()
-
 /**
- * A key's records, remembered while none of the collections they come from changed: a key used for every request
- * is read once, not per request, and a revocation (or any other change) is seen by the next request, since the
- * change's write moves the generation. The generation is taken before the read, so a write during the read is never
- * remembered as read. Lookups joined with others in flight could have started before the generation was taken, so
- * a remembered key is always read on its own.
+ * A key's records, remembered while none of the collections they come from changes: a key used for every request is
+ * read once, not per request, and a revocation (or any other change) is seen by the next request, since the change's
+ * write moves the collections' generation. Lookups joined with others in flight could have started before the
+ * generation was taken, so a remembered key is always read on its own; unknown keys are not remembered.
  */
-const keyRecordsOf = (hash: string) => Effect.flatMap(DocumentStore, (docs) => {
-  if (!docs.generation) return sharedRecordsOf(docs, hash)
-  const generation = docs.generation(KEY_COLLECTIONS)
-  let known = remembered.get(docs)
-  if (!known) remembered.set(docs, (known = new Map()))
-  const hit = known.get(hash)
-  if (hit && hit.generation === generation) return Effect.succeed<KeyRecords>(hit.records)
-  return Effect.tap(recordsOf(hash), (records) => {
-    if (!records) return
-    if (known.size >= REMEMBERED_KEYS) known.clear()
-    known.set(hash, { generation, records })
-  })
-})
+const rememberedRecordsOf = rememberedWhileUnchanged([API_KEY_HASHES.name, API_KEYS.name, ORGS.name], recordsOf, (records) => records !== null)
+
+const keyRecordsOf = (hash: string) => Effect.flatMap(DocumentStore, (docs) => (docs.generation ? rememberedRecordsOf(hash) : sharedRecordsOf(docs, hash)))
 
 /**
  * Resolves a presented secret to its key; revoked and expired keys answer the same 401 as unknown ones. A key's

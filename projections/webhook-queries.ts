@@ -2,6 +2,7 @@ import { Effect } from 'effect'
 import { NotFound } from '../domain/errors.js'
 import { countDocs, findDocs, getDoc } from './projection.js'
 import { waitForPosition } from './read-your-writes.js'
+import { rememberedWhileUnchanged } from './while-unchanged.js'
 import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS } from './webhooks.js'
 
 export const listWebhookEndpoints = (orgId: string) =>
@@ -35,11 +36,17 @@ export const getWebhookDelivery = (orgId: string, endpointId: string, deliveryId
   })
 
 /**
+ * An organization's enabled endpoints, read once while the endpoints collection does not change (the fan-out asks
+ * for them at every job's end, and endpoints change seldom).
+ */
+const enabledEndpointsOf = rememberedWhileUnchanged([WEBHOOK_ENDPOINTS.name], (orgId) => findDocs(WEBHOOK_ENDPOINTS, { org_id: orgId, enabled: true, deleted: false }))
+
+/**
  * Enabled endpoints of an organization subscribed to a kind that were created before the log position `before`:
  * where a webhook event from the event recorded at `before` goes.
  */
 export const subscribedWebhookEndpoints = (orgId: string, kinds: readonly string[], before: number) =>
-  Effect.map(findDocs(WEBHOOK_ENDPOINTS, { org_id: orgId, enabled: true, deleted: false }), (docs): ReadonlyMap<string, readonly string[]> => {
+  Effect.map(enabledEndpointsOf(orgId), (docs): ReadonlyMap<string, readonly string[]> => {
     // A document projected before created_position existed counts as created at the log's start.
     const created = docs.filter((doc) => (doc.created_position ?? 0) < before)
     return new Map(kinds.map((kind) => [kind, created.filter((doc) => doc.enabled_events.includes(kind)).map((doc) => doc.endpoint_id)]))
