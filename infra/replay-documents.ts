@@ -28,8 +28,9 @@ export interface ReplayDocuments {
  * HELD_DOCUMENTS are held, or before a query of its collection). The ids written through are remembered, so a read of
  * any other id needs no round trip either. Reads of other collections, and of documents written through, are loaded.
  *
- * Memory: at most HELD_DOCUMENTS documents plus the writes of one read of the log (checked between reads), and the ids
- * of the documents written through (one string each, to answer reads of absent ids without a round trip).
+ * Memory: at most HELD_DOCUMENTS documents plus the writes of one read of the log (checked between reads), those of the
+ * last write-through, and the ids of the documents written through (one string each, to answer reads of absent ids
+ * without a round trip).
  *
  * The projections share their documents with this store: they build a new document for every change and never change
  * one they read (documents are frozen here when read, so a projection that tried would fail its tests).
@@ -48,9 +49,16 @@ export const replayDocuments = (
   const held = new Map<string, Map<string, Doc | null>>()
   /** Per rebuilt collection, the ids the underlying store holds. */
   const written = new Map<string, Set<string>>()
+  /**
+   * Per rebuilt collection, the documents of its last write-through, still answered from memory: the documents every
+   * event changes (counters) are read again right after a flush, and a load would wait for the store to write the
+   * whole flush first (a rebuild's worker thread answers in order).
+   */
+  const lastWritten = new Map<string, Map<string, Doc>>()
   for (const name of rebuilt) {
     held.set(name, new Map())
     written.set(name, new Set())
+    lastWritten.set(name, new Map())
   }
   let heldCount = 0
 
@@ -61,6 +69,8 @@ export const replayDocuments = (
     // Frozen when a fold first reads it (most documents never are read back, and freezing each write cost a tenth of
     // a replay): a fold that changed a document it read would fail.
     if (doc !== undefined) return doc === null ? null : Object.freeze(doc)
+    const recent = lastWritten.get(collection)!.get(id)
+    if (recent !== undefined) return Object.freeze(recent)
     return !cleared || written.get(collection)!.has(id) ? undefined : null
   })
 
@@ -73,11 +83,14 @@ export const replayDocuments = (
     const order = [...writes.keys()].sort()
     const puts: Doc[] = []
     const deletes: string[] = []
+    const recent = new Map<string, Doc>()
+    lastWritten.set(name, recent)
     for (const id of order) {
       const doc = writes.get(id)!
       if (doc !== null) {
         ids.add(id)
         puts.push(doc)
+        recent.set(id, doc)
       } else if (ids.delete(id) || !cleared) {
         deletes.push(id)
       }
