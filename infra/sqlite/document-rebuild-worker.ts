@@ -1,7 +1,8 @@
 /**
  * The worker thread of a SQLite rebuild (document-rebuild.ts): its own connection to the read-model file holds one
  * transaction from the clearing of the rebuilt collections to the commit, and answers each request in order. After a
- * failed write it refuses to commit; after the commit or the rollback it closes the file and ends.
+ * failed begin or write it refuses everything but the rollback; after the commit or the rollback it closes the file
+ * and ends.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { Effect } from 'effect'
@@ -13,6 +14,8 @@ const store = makeSqliteDocumentStore((workerData as { file: string }).file)
 let failed: string | null = null
 
 const answer = (request: RebuildRequest): unknown => {
+  // After a failed begin nothing else may run (it would write outside the transaction), nor commit after a failed write.
+  if (failed !== null && request.op !== 'rollback') throw new Error(`the rebuild failed earlier: ${failed}`)
   switch (request.op) {
     case 'begin':
       // Immediate: the write lock is taken now, so no other writer gets in between the clearing and the commit.
@@ -29,7 +32,6 @@ const answer = (request: RebuildRequest): unknown => {
     case 'find':
       return Effect.runSync(store.find(request.collection, request.filter))
     case 'commit':
-      if (failed !== null) throw new Error(`not committed: an earlier write failed (${failed})`)
       store.db.exec('commit')
       return undefined
     case 'rollback':

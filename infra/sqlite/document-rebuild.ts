@@ -88,7 +88,9 @@ export const sqliteRebuild = (file: string) => (collections: readonly string[]) 
   }))
   const putMany = (collection: string, docs: readonly Doc[]) => write({ op: 'put', collection, docs }, docs.length)
 
-  yield* call({ op: 'begin', collections })
+  // Not waited for: the worker starts (about a second of loading) while the caller folds; a failed start fails the
+  // first read, the first put over the limit, or the commit.
+  yield* write({ op: 'begin', collections }, 0)
   const rebuild: DocumentRebuild = {
     get: (collection, id) => call({ op: 'get', collection, id }) as Effect.Effect<Doc | null, StoreUnavailable>,
     find: (collection, filter) => call({ op: 'find', collection, filter }) as Effect.Effect<readonly Doc[], StoreUnavailable>,
