@@ -4,7 +4,6 @@
  * every read model. The baseline of the same run is reading the whole log without projecting it.
  */
 import { randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { Effect } from 'effect'
 import { DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
 import { encodeEvent } from '../domain/events.js'
@@ -92,29 +91,13 @@ const readWholeLog = Effect.gen(function* () {
   }
 })
 
-/**
- * CPU seconds of the main thread alone (Linux: its /proc task; null elsewhere). Replay writes SQLite on a worker
- * thread, so on an idle machine its wall-clock time follows the main thread's CPU rather than the process's.
- */
-const mainThreadCpu = (): number | null => {
-  try {
-    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100 // user and system time, in ticks of 1/100 s
-  } catch {
-    return null
-  }
-}
-
 /** Wall-clock and CPU seconds (CPU time is what a loaded machine does not inflate much). */
 const timed = async <A>(effect: Effect.Effect<A, unknown, never>) => {
   const t0 = performance.now()
   const cpu0 = process.cpuUsage()
-  const main0 = mainThreadCpu()
   const value = await service.run(effect as never) as A
   const cpu = process.cpuUsage(cpu0)
-  const main1 = mainThreadCpu()
-  const mainCpuSeconds = main0 === null || main1 === null ? null : main1 - main0
-  return { value, seconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, mainCpuSeconds }
+  return { value, seconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 }
 }
 
 const generated = await timed(generate as never)
@@ -129,6 +112,5 @@ const replayRate = events / replay.seconds
 console.log(`log read (baseline): ${fmt(readRate, 0)} events/s`)
 console.log(`replay: ${fmt(replayRate, 0)} events/s (${fmt(replay.seconds, 2)} s for ${events} events; goal 50000 events/s)`)
 console.log(`replay CPU: ${fmt(replay.cpuSeconds, 2)} s (${fmt(events / replay.cpuSeconds, 0)} events per CPU second); log read CPU: ${fmt(baseline.cpuSeconds, 2)} s`)
-if (replay.mainCpuSeconds !== null) console.log(`replay main-thread CPU: ${fmt(replay.mainCpuSeconds, 2)} s (the rest is the SQLite writer thread, GC and I/O threads)`)
 console.log(`replayed per projection: ${JSON.stringify(replay.value)}`)
 console.log(`ratio: ${fmt(replayRate / readRate, 2)}`)

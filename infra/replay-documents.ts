@@ -1,7 +1,7 @@
 import { Effect } from 'effect'
 import type { Projection } from '../projections/projection.js'
 import { DocumentNeeded, FoldView, loadNeeded } from '../projections/document-view.js'
-import type { Doc, DocumentRebuild } from '../ports/document-store.js'
+import type { Doc, DocumentStoreService } from '../ports/document-store.js'
 import type { RecordedEvent, StoreUnavailable } from '../ports/event-store.js'
 
 /** Documents held in memory during a replay before they are written through to the store (bounds its memory). */
@@ -36,7 +36,7 @@ export interface ReplayDocuments {
  * one they read (documents are frozen here when read, so a projection that tried would fail its tests).
  */
 export const replayDocuments = (
-  underlying: Omit<DocumentRebuild, 'commit'>,
+  underlying: Pick<DocumentStoreService, 'get' | 'find' | 'put' | 'putMany' | 'delete'>,
   rebuilt: Iterable<string>,
   /**
    * `false` for collections that were not cleared (the live projector folding one batch): a document not held is
@@ -51,8 +51,7 @@ export const replayDocuments = (
   const written = new Map<string, Set<string>>()
   /**
    * Per rebuilt collection, the documents of its last write-through, still answered from memory: the documents every
-   * event changes (counters) are read again right after a flush, and a load would wait for the store to write the
-   * whole flush first (a rebuild's worker thread answers in order).
+   * event changes (counters) are read again right after a flush, and need no load then.
    */
   const lastWritten = new Map<string, Map<string, Doc>>()
   for (const name of rebuilt) {

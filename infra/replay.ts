@@ -2,7 +2,7 @@ import { Effect } from 'effect'
 import { streamCategory } from '../domain/streams.js'
 import { DocumentNeeded } from '../projections/document-view.js'
 import type { Projection } from '../projections/projection.js'
-import { DocumentStore, type DocumentRebuild } from '../ports/document-store.js'
+import { DocumentStore, type DocumentStoreService } from '../ports/document-store.js'
 import { EventLog, StoreLog } from '../ports/event-log.js'
 import { EventStore, type RecordedEvent } from '../ports/event-store.js'
 import { replayDocuments, type ReplayDocuments } from './replay-documents.js'
@@ -20,22 +20,13 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
   const collections = projections.flatMap((projection) => projection.collections)
   // A replay into an empty database leaves it as a running service would: with the indexes its queries need.
   yield* documents.ensureIndexes(projections.flatMap((projection) => projection.indexes))
-  // The projections fold into memory (replayDocuments), and each document is written once with its final value.
-  // With a rebuild writer of its own (SQLite: a worker thread with one transaction), writing overlaps folding, and
-  // the models change only at its commit. Otherwise one write group for the whole rebuild, clears included: SQLite
-  // then has one transaction; MongoDB sends bulk writes, and a failed replay is run again from the start.
-  const rebuild = documents.rebuild
-  const after = rebuild
-    ? yield* Effect.scoped(Effect.gen(function* () {
-      const target = yield* rebuild(collections)
-      const position = yield* foldLog(projections, target, counts)
-      yield* target.commit
-      return position
-    }))
-    : yield* documents.inBatch(Effect.gen(function* () {
-      for (const collection of collections) yield* documents.clear(collection)
-      return yield* foldLog(projections, documents, counts)
-    }))
+  // One write group for the whole rebuild, clears included. SQLite: one transaction, so a failed replay leaves the
+  // models as they were. MongoDB: writes leave as bulk writes; a failed replay is run again from the start. Inside, the
+  // projections fold into memory (replayDocuments), and each document is written once with its final value.
+  const after = yield* documents.inBatch(Effect.gen(function* () {
+    for (const collection of collections) yield* documents.clear(collection)
+    return yield* foldLog(projections, documents, counts)
+  }))
   // The rebuilt models reflect the log up to `after`: live projectors resume from there.
   const storeLog = yield* StoreLog
   const eventLog = yield* EventLog
@@ -46,7 +37,7 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
 })
 
 /** Folds the whole log in order into `target`, whose projections' collections are empty; answers the last position. */
-const foldLog = (projections: readonly Projection[], target: Omit<DocumentRebuild, 'commit'>, counts: Record<string, number>) => Effect.gen(function* () {
+const foldLog = (projections: readonly Projection[], target: DocumentStoreService, counts: Record<string, number>) => Effect.gen(function* () {
   const store = yield* EventStore
   const byCategory = projectionsByCategory(projections)
   const folded = replayDocuments(target, projections.flatMap((projection) => projection.collections))

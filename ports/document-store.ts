@@ -1,4 +1,4 @@
-import { Context, type Effect, type Scope } from 'effect'
+import { Context, type Effect } from 'effect'
 import type { StoreUnavailable } from './event-store.js'
 
 export type Doc = Record<string, unknown> & { readonly _id: string }
@@ -55,18 +55,6 @@ export interface DocumentStoreService {
    * cannot tell leave it out.
    */
   readonly generation?: (collections: readonly string[]) => number
-  /**
-   * Optional: a writer of its own for rebuilding `collections` from scratch (replay), so that writing overlaps the
-   * caller's work (SQLite: a worker thread with its own connection and one transaction). The collections start empty;
-   * its reads see its own writes; `commit` makes the rebuild visible at once, and closing the scope without a commit
-   * leaves every collection as it was.
-   */
-  readonly rebuild?: (collections: readonly string[]) => Effect.Effect<DocumentRebuild, StoreUnavailable, Scope.Scope>
-}
-
-/** The documents of a rebuild in progress (DocumentStoreService.rebuild). */
-export interface DocumentRebuild extends Pick<DocumentStoreService, 'get' | 'find' | 'put' | 'putMany' | 'delete'> {
-  readonly commit: Effect.Effect<void, StoreUnavailable>
 }
 
 export class DocumentStore extends Context.Tag('DocumentStore')<DocumentStore, DocumentStoreService>() {}

@@ -3,7 +3,6 @@ import { Effect, Layer } from 'effect'
 import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FindOptions } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 import { openDatabase } from './database.js'
-import { sqliteRebuild } from './document-rebuild.js'
 
 const SAFE_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/
 
@@ -126,8 +125,6 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     // small enough per organization for an embedded deployment.
     ensureIndexes: () => Effect.void,
     atomicBatches: true,
-    // A rebuild writes on a connection of its own, in a worker thread (an in-memory database has no second connection).
-    ...(file === ':memory:' ? {} : { rebuild: sqliteRebuild(file) }),
     inBatch: (work) => Effect.acquireUseRelease(
       attempt(() => beginStmt.run()),
       () => work,
