@@ -1,5 +1,6 @@
 import { Either } from 'effect'
 import type { RecordedEvent } from '../../ports/event-store.js'
+import { firstAfter } from './first-after.js'
 import type { makeLogWake } from './log-wake.js'
 
 export type LogRead = Either.Either<readonly RecordedEvent[], unknown>
@@ -30,18 +31,6 @@ interface Member extends JoinOptions {
   readonly deliver: Deliver
   cursor: number
   stopped: boolean
-}
-
-/** The first index of `events` (in log order) past `position`. */
-const firstAfter = (events: readonly RecordedEvent[], position: number) => {
-  let low = 0
-  let high = events.length
-  while (low < high) {
-    const mid = (low + high) >>> 1
-    if (events[mid]!.position <= position) low = mid + 1
-    else high = mid
-  }
-  return low
 }
 
 /**

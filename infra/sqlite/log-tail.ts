@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../ports/event-store.js'
+import { firstAfter } from '../log/first-after.js'
 
 /** Deep-frozen, because every subscriber of the process is handed the same object. */
 export const deepFreeze = <T>(value: T): T => {
@@ -44,15 +45,8 @@ export const makeLogTail = (capacity: number) => {
         extend(fresh)
         return fresh
       }
-      // Positions are increasing but may have gaps, so the first event after `after` is found by search.
-      let low = 0
-      let high = events.length
-      while (low < high) {
-        const mid = (low + high) >>> 1
-        if (events[mid]!.position <= after) low = mid + 1
-        else high = mid
-      }
-      return events.slice(low, low + limit)
+      const from = firstAfter(events, after)
+      return events.slice(from, from + limit)
     },
     /** Starts the cache at a read of the file: the events after `after` that the file holds. */
     startAt: (after: number, read: readonly RecordedEvent[]) => {
