@@ -1,5 +1,6 @@
 import { Effect, type Scope } from 'effect'
 import type { EventHandler, EventLogService, Subscription, SubscriptionOptions } from '../../ports/event-log.js'
+import { subscriptionOf, type Processor } from '../../processors/processor.js'
 
 /**
  * Ties a log's subscriptions to a scope: whatever is still subscribed when the scope closes is stopped then, so
@@ -35,6 +36,10 @@ export const scopedEventLog = (log: EventLogService): Effect.Effect<EventLogServ
 /** A subscription for the lifetime of a scope: stopped (its in-flight handlers settled) when the scope closes. */
 export const scopedSubscription = (log: EventLogService, options: SubscriptionOptions, handler: EventHandler) =>
   untilScopeCloses(log.subscribe(options, handler))
+
+/** A processor's subscription (its name, categories and event types) for the lifetime of a scope. */
+export const scopedProcessor = (log: EventLogService, processor: Processor, concurrency: number) =>
+  scopedSubscription(log, subscriptionOf(processor, concurrency), processor.handle)
 
 /** Ends a subscription when the scope closes. */
 export const untilScopeCloses = <E>(subscribing: Effect.Effect<Subscription, E>) =>

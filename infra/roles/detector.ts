@@ -6,12 +6,11 @@ import type { SummarizerService } from '../../ports/summarizer.js'
 import { sendDueDigests } from '../../processors/change-notices.js'
 import { makeDetector } from '../../processors/detector.js'
 import type { Config } from '../config.js'
-import { scopedSubscription } from '../log/scoped-log.js'
+import { scopedProcessor } from '../log/scoped-log.js'
 import type { Logger } from '../logger.js'
 import { currentRunner } from '../runtime.js'
 import { chatCompletionsSummarizer } from '../summarizer/chat-completions.js'
 import { ruleSummarizer } from '../summarizer/rules.js'
-import { subscriptionOf } from '../../processors/processor.js'
 
 /** With no digest owed, the loop still looks again this often (by the clock) in case one was missed. */
 const IDLE_RECHECK_MS = 60 * 60 * 1000
@@ -40,7 +39,7 @@ export const detectorRole = (config: Config, logger: Logger) => Effect.gen(funct
   }
   const run = yield* currentRunner
   const detector = makeDetector({ ...notices, digestsChanged: () => { Queue.unsafeOffer(wake, undefined) } }, run)
-  yield* scopedSubscription(yield* EventLog, subscriptionOf(detector, 8), detector.handle)
+  yield* scopedProcessor(yield* EventLog, detector, 8)
   const clock = yield* Clock
   const digestLoop = Effect.gen(function* () {
     for (;;) {

@@ -12,10 +12,9 @@ import { makePauseMailProcessor } from '../../processors/monitor-pause-mail.js'
 import { makeMonitorPlanProcessor } from '../../processors/monitor-plan.js'
 import { runScheduler } from '../../processors/scheduler.js'
 import type { Config } from '../config.js'
-import { scopedSubscription } from '../log/scoped-log.js'
+import { scopedProcessor } from '../log/scoped-log.js'
 import type { Logger } from '../logger.js'
 import { currentRunner } from '../runtime.js'
-import { subscriptionOf } from '../../processors/processor.js'
 
 /**
  * The scheduler role: fires monitor runs and content-monitor runs at their instants (a stateless loop on the Clock), mints each run's job,
@@ -27,14 +26,14 @@ export const schedulerRole = (config: Config, logger: Logger) => Effect.gen(func
   const eventLog = yield* EventLog
   const planOf = (orgId: string) => Effect.map(getOrg(orgId), (org) => (isPlanName(org.plan) ? org.plan : 'free'))
   const runs = makeMonitorRunsProcessor({ allowlist: config.ssrfAllowlist, log: logger.error, planOf }, run)
-  yield* scopedSubscription(eventLog, subscriptionOf(runs, 8), runs.handle)
+  yield* scopedProcessor(eventLog, runs, 8)
   const mails = makePauseMailProcessor({
     publicBaseUrl: config.publicBaseUrl, log: logger.error,
     recipientsOf: (orgId) => Effect.map(findDocs(USERS, { org_id: orgId }), (users) => users.map((user) => ({ id: user._id, email: user.email }))),
   }, run)
-  yield* scopedSubscription(eventLog, subscriptionOf(mails, 2), mails.handle)
+  yield* scopedProcessor(eventLog, mails, 2)
   const planChanges = makeMonitorPlanProcessor({ log: logger.error }, run)
-  yield* scopedSubscription(eventLog, subscriptionOf(planChanges, 1), planChanges.handle)
+  yield* scopedProcessor(eventLog, planChanges, 1)
   const contentMonitorScheduleSource = makeContentMonitorScheduleSource({ allowlist: config.ssrfAllowlist, planOf })
   const metrics = yield* Metrics
   yield* Effect.forkScoped(runScheduler([monitorScheduleSource, contentMonitorScheduleSource], {

@@ -11,10 +11,9 @@ import {
   dueWebhookDeliveries, nextWebhookAttemptAt, subscribedWebhookEndpoints, webhookEndpointShown, webhookEndpointVersion,
 } from '../../projections/webhook-queries.js'
 import type { Config } from '../config.js'
-import { scopedSubscription } from '../log/scoped-log.js'
+import { scopedProcessor } from '../log/scoped-log.js'
 import type { Logger } from '../logger.js'
 import { currentRunner } from '../runtime.js'
-import { subscriptionOf } from '../../processors/processor.js'
 
 /**
  * The webhooks role: turns domain events into deliveries (fan-out), sends due deliveries through an egress gateway
@@ -39,7 +38,7 @@ export const webhooksRole = (config: Config, logger: Logger) => Effect.gen(funct
   })
   const fanout = makeWebhookFanout({ subscribers: subscribedWebhookEndpoints, endpointShown: webhookEndpointShown, scheduled: dispatcher.wake, log: logger.error }, run)
   const notices = makeWebhookNotices({ orgUsers: listOrgUsers, log: logger.error }, run)
-  yield* scopedSubscription(eventLog, subscriptionOf(fanout, 8), fanout.handle)
-  yield* scopedSubscription(eventLog, subscriptionOf(notices, 4), notices.handle)
+  yield* scopedProcessor(eventLog, fanout, 8)
+  yield* scopedProcessor(eventLog, notices, 4)
   yield* Effect.forkScoped(dispatcher.loop)
 })
