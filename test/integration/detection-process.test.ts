@@ -47,10 +47,11 @@ const append = (stream: string, events: readonly DomainEvent[]) => service.run(E
   })), 'any')
 }))
 
-const monitorEvents = (monitorId: string) => service.run(Effect.gen(function* () {
-  const history = yield* (yield* EventStore).readStream(STREAMS.monitor.stream(monitorId))
-  return history.map((r) => r.type)
-}))
+const monitorHistory = (monitorId: string) => service.run(Effect.flatMap(EventStore, (store) => store.readStream(STREAMS.monitor.stream(monitorId))))
+const monitorEvents = async (monitorId: string) => (await monitorHistory(monitorId)).map((r) => r.type)
+/** The types of a monitor's events about one run (a previous change's summary may land in between). */
+const runEvents = async (monitorId: string, runId: string) =>
+  (await monitorHistory(monitorId)).filter((r) => (r.data as { run_id?: string }).run_id === runId).map((r) => r.type)
 
 const DETECTION: DetectionConfig = {
   enabled: true, mode: 'text', selector: null, ignore_selectors: [], min_change_ratio: 0, consecutive: 1, cooldown_seconds: 0,
@@ -78,13 +79,12 @@ const deliver = async (monitorId: string, html: string) => {
     job_id: jobId, manifest: {}, finished_at: clock.now().toISOString(),
     artifacts: [{ artifact_id: 'page', artifact_type: 'html', content_type: 'text/html', size: stored.size, sha256: stored.sha256, blob_key: key, created_at: clock.now().toISOString() }],
   })])
-  const before = (await monitorEvents(monitorId)).length
   await append(STREAMS.monitor.stream(monitorId), [new MonitorRunCompleted({
     monitor_id: monitorId, run_id: runId, job_id: jobId, status: 'delivered', detail: '', completed_at: clock.now().toISOString(),
   }) as MonitorEvent])
-  // The detector's answer: one event after the completion.
-  await waitFor(async () => (await monitorEvents(monitorId)).length > before + 1, 20_000)
-  return (await monitorEvents(monitorId))[before + 1]
+  // The detector's answer: the run's first event after its completion.
+  await waitFor(async () => (await runEvents(monitorId, runId)).length > 1, 20_000)
+  return (await runEvents(monitorId, runId))[1]
 }
 
 t.test('a monitor: baseline, noise is no change, a real change is one change with its diff, e-mail and unsubscribe', async (t) => {
