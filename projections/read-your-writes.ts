@@ -1,4 +1,4 @@
-import { Clock, Deferred, Effect } from 'effect'
+import { type Cause, Clock, Deferred, Effect, Exit } from 'effect'
 import { DocumentStore, type Doc, type DocumentStoreService } from '../ports/document-store.js'
 import type { StoreUnavailable } from '../ports/event-store.js'
 import type { Collection, Stored } from './projection.js'
@@ -20,40 +20,76 @@ interface Waiter {
 const watches = new WeakMap<DocumentStoreService, Map<string, Waiter[]>>()
 
 /**
- * Per document store whose projections run in this process: how many times they committed, and the watches to wake
- * after their next commit.
+ * Per document store whose projections run in this process (and so commit synchronously, see projection-batches):
+ * the requests waiting on each collection. A round runs after each of their commits, and every WOKEN_ROUND_PAUSE_MS
+ * while any request waits (for writes of other processes, and patience running out).
  */
-const commits = new WeakMap<DocumentStoreService, { count: number; readonly wakes: Set<() => void> }>()
+interface Woken {
+  readonly waiting: Map<string, WokenWaiter[]>
+  timer: NodeJS.Timeout | null
+}
 
-/** Called by the process's projections after their writes to `docs` committed: waiting requests look again at once. */
+interface WokenWaiter {
+  readonly id: string
+  readonly position: number
+  readonly deadline: number
+  readonly answer: (outcome: Effect.Effect<Doc | null, StoreUnavailable>) => void
+}
+
+const woken = new WeakMap<DocumentStoreService, Woken>()
+
+/**
+ * Called by the process's projections after their writes to `docs` committed: the requests waiting on `docs` look
+ * again at once, one query per collection. From the first call on, `docs` counts as a store whose projections say
+ * when they commit.
+ */
 export const readModelsApplied = (docs: DocumentStoreService): void => {
-  const known = commits.get(docs)
-  if (known === undefined) {
-    commits.set(docs, { count: 1, wakes: new Set() })
-    return
+  const known = woken.get(docs)
+  if (known === undefined) woken.set(docs, { waiting: new Map(), timer: null })
+  else wokenRound(docs, known)
+}
+
+const reached = (doc: Doc | null, position: number) => doc !== null && Number(doc._position) >= position
+
+/** One synchronous query per collection with waiting requests; answers those caught up, failed, or out of patience. */
+const wokenRound = (docs: DocumentStoreService, known: Woken) => {
+  const now = Date.now()
+  for (const [collection, waiters] of known.waiting) {
+    const found = Effect.runSyncExit(docs.find(collection, { _id: { $in: [...new Set(waiters.map((w) => w.id))] } }))
+    const byId = new Map(Exit.isSuccess(found) ? found.value.map((doc) => [doc._id, doc]) : [])
+    const remaining = waiters.filter((waiter) => {
+      if (Exit.isFailure(found)) waiter.answer(Effect.failCause(found.cause as Cause.Cause<StoreUnavailable>))
+      else {
+        const doc = byId.get(waiter.id) ?? null
+        if (reached(doc, waiter.position)) waiter.answer(Effect.succeed(doc))
+        else if (now >= waiter.deadline) waiter.answer(Effect.succeed(null))
+        else return true
+      }
+      return false
+    })
+    if (remaining.length > 0) known.waiting.set(collection, remaining)
+    else known.waiting.delete(collection)
   }
-  known.count += 1
-  for (const wake of [...known.wakes]) wake()
+  if (known.waiting.size === 0 && known.timer !== null) {
+    clearInterval(known.timer)
+    known.timer = null
+  }
 }
 
-/** The projections' commits so far (a watch notes it before reading, so a commit made meanwhile is not missed). */
-const commitCount = (docs: DocumentStoreService) => commits.get(docs)?.count ?? 0
-
-/** The pause before a watch's next round: none when the store's projections committed since `seen`, else until they do. */
-const nextRound = (docs: DocumentStoreService, seen: number) => {
-  const known = commits.get(docs)
-  if (known === undefined) return Effect.sleep(ROUND_PAUSE_MS)
-  if (known.count !== seen) return Effect.void
-  const woken = Effect.async<void>((resume) => {
-    const wake = () => {
-      known.wakes.delete(wake)
-      resume(Effect.void)
-    }
-    known.wakes.add(wake)
-    return Effect.sync(() => { known.wakes.delete(wake) })
-  })
-  return Effect.raceFirst(woken, Effect.sleep(WOKEN_ROUND_PAUSE_MS))
-}
+/** Waits on a store whose projections say when they commit: no fiber, no query per request beyond the first read. */
+const wokenWait = (docs: DocumentStoreService, known: Woken, collection: string, id: string, position: number) =>
+  Effect.flatMap(docs.get(collection, id), (doc) => reached(doc, position) ? Effect.succeed(doc) : Effect.async<Doc | null, StoreUnavailable>((resume) => {
+    const waiter: WokenWaiter = { id, position, deadline: Date.now() + PATIENCE_MS, answer: resume }
+    const waiters = known.waiting.get(collection)
+    if (waiters) waiters.push(waiter)
+    else known.waiting.set(collection, [waiter])
+    known.timer ??= setInterval(() => wokenRound(docs, known), WOKEN_ROUND_PAUSE_MS)
+    return Effect.sync(() => {
+      const left = known.waiting.get(collection)?.filter((other) => other !== waiter) ?? []
+      if (left.length > 0) known.waiting.set(collection, left)
+      else known.waiting.delete(collection)
+    })
+  }))
 
 /**
  * One watch per collection and store: each round reads every awaited document with one query, answers the requests
@@ -63,7 +99,6 @@ const nextRound = (docs: DocumentStoreService, seen: number) => {
 const watch = (docs: DocumentStoreService, collection: string, waiters: Waiter[], done: () => void) => Effect.gen(function* () {
   while (waiters.length > 0) {
     const ids = [...new Set(waiters.map((w) => w.id))]
-    const seen = commitCount(docs)
     const found = yield* Effect.either(docs.find(collection, { _id: { $in: ids } }))
     const now = yield* Clock.currentTimeMillis
     const byId = new Map(found._tag === 'Right' ? found.right.map((doc) => [doc._id, doc]) : [])
@@ -77,7 +112,7 @@ const watch = (docs: DocumentStoreService, collection: string, waiters: Waiter[]
       yield* answer
       waiters.splice(waiters.indexOf(waiter), 1)
     }
-    if (waiters.length > 0) yield* nextRound(docs, seen)
+    if (waiters.length > 0) yield* Effect.sleep(ROUND_PAUSE_MS)
   }
   done()
 })
@@ -88,18 +123,24 @@ const watch = (docs: DocumentStoreService, collection: string, waiters: Waiter[]
  * query then agree.
  */
 export const waitForPosition = <D extends Stored<object>>(collection: Collection<D>, id: string, position: number) =>
+  Effect.flatMap(DocumentStore, (docs) => {
+    const known = woken.get(docs)
+    return (known ? wokenWait(docs, known, collection.name, id, position) : polledWait(docs, collection.name, id, position)) as Effect.Effect<D | null, StoreUnavailable>
+  })
+
+/** Waits on a store whose projections run elsewhere: a watch per collection polls it. */
+const polledWait = (docs: DocumentStoreService, collection: string, id: string, position: number) =>
   Effect.gen(function* () {
-    const docs = yield* DocumentStore
     const now = yield* Clock.currentTimeMillis
     const answer = yield* Deferred.make<Doc | null, StoreUnavailable>()
     const byCollection = watches.get(docs) ?? new Map<string, Waiter[]>()
     watches.set(docs, byCollection)
-    const waiters = byCollection.get(collection.name)
+    const waiters = byCollection.get(collection)
     if (waiters) waiters.push({ id, position, deadline: now + PATIENCE_MS, answer })
     else {
       const started: Waiter[] = [{ id, position, deadline: now + PATIENCE_MS, answer }]
-      byCollection.set(collection.name, started)
-      yield* Effect.forkDaemon(watch(docs, collection.name, started, () => byCollection.delete(collection.name)))
+      byCollection.set(collection, started)
+      yield* Effect.forkDaemon(watch(docs, collection, started, () => byCollection.delete(collection)))
     }
-    return (yield* Deferred.await(answer)) as D | null
+    return yield* Deferred.await(answer)
   })

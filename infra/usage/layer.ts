@@ -27,7 +27,8 @@ export const UsageFromCounters = Layer.effect(Usage, Effect.gen(function* () {
   const shared = makeSingleFlight<UsageReading, StoreUnavailable>()
   return {
     serialized,
-    read: (orgId, keyId, now) => shared(`${orgId}\n${keyId ?? ''}\n${dayOf(now.toISOString())}`, readCounters(orgId, keyId, now)),
+    // A store that answers synchronously never has two reads in flight to share.
+    read: (orgId, keyId, now) => documents.atomicBatches ? readCounters(orgId, keyId, now) : shared(`${orgId}\n${keyId ?? ''}\n${dayOf(now.toISOString())}`, readCounters(orgId, keyId, now)),
     snapshot: (given) => Effect.gen(function* () {
       const reading = given.orgPosition < (usedPosition.get(given.orgId) ?? 0) ? yield* readCounters(given.orgId, given.keyId, given.now) : given
       usedPosition.set(reading.orgId, Math.max(reading.orgPosition, usedPosition.get(reading.orgId) ?? 0))

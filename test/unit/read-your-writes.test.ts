@@ -1,10 +1,10 @@
 import t from 'tap'
-import { Effect, Fiber } from 'effect'
+import { Cause, Effect, Fiber } from 'effect'
 import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
 import { DocumentStore } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 import { JOBS } from '../../projections/jobs.js'
-import { waitForPosition } from '../../projections/read-your-writes.js'
+import { readModelsApplied, waitForPosition } from '../../projections/read-your-writes.js'
 
 t.test('waitForPosition answers once the document reflects the position, not before', async (t) => {
   const docs = makeMemoryDocumentStore()
@@ -54,5 +54,55 @@ t.test('a failing read fails the waiting requests rather than leaving them waiti
   const docs = makeMemoryDocumentStore()
   const failing = { ...docs, find: (() => Effect.fail(new StoreUnavailable({ cause: 'down' }))) as typeof docs.find }
   const outcome = await Effect.runPromise(Effect.either(Effect.provideService(waitForPosition(JOBS, 'j1', 1), DocumentStore, failing)))
+  t.equal(outcome._tag === 'Left' && outcome.left._tag, 'StoreUnavailable')
+})
+
+t.test('on a store whose projections say when they commit, a waiting request is answered at their commit', async (t) => {
+  const docs = makeMemoryDocumentStore()
+  readModelsApplied(docs) // the store's projections run in this process from now on
+  const run = <A, E>(effect: Effect.Effect<A, E, DocumentStore>) => Effect.runPromise(Effect.provideService(effect, DocumentStore, docs))
+  await run(docs.put('jobs', { _id: 'j1', status: 'queued', _position: 5 }))
+  t.same(await run(waitForPosition(JOBS, 'j1', 5)), { _id: 'j1', status: 'queued', _position: 5 }, 'already there: answered at once')
+  const waiting = Effect.runFork(Effect.provideService(waitForPosition(JOBS, 'j1', 7), DocumentStore, docs))
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  await run(docs.put('jobs', { _id: 'j1', status: 'running', _position: 6 }))
+  readModelsApplied(docs)
+  await new Promise((resolve) => setTimeout(resolve, 0))
+  t.equal((await Effect.runPromise(Fiber.poll(waiting)))._tag, 'None', 'a commit leaving the document behind is not enough')
+  await run(docs.put('jobs', { _id: 'j1', status: 'succeeded', _position: 7 }))
+  const committed = Date.now()
+  readModelsApplied(docs)
+  const doc = await Effect.runPromise(Fiber.join(waiting))
+  t.equal(doc?.status, 'succeeded')
+  t.ok(Date.now() - committed < 40, 'answered at the commit, not at the next round')
+})
+
+t.test('on such a store, a write no commit announced (another process) is still seen, and patience still runs out', async (t) => {
+  const docs = makeMemoryDocumentStore()
+  readModelsApplied(docs)
+  const run = <A, E>(effect: Effect.Effect<A, E, DocumentStore>) => Effect.runPromise(Effect.provideService(effect, DocumentStore, docs))
+  const waiting = Effect.runFork(Effect.provideService(waitForPosition(JOBS, 'j2', 3), DocumentStore, docs))
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  await run(docs.put('jobs', { _id: 'j2', status: 'queued', _position: 3 }))
+  t.equal((await Effect.runPromise(Fiber.join(waiting)))?.status, 'queued')
+  const started = Date.now()
+  t.equal(await run(waitForPosition(JOBS, 'missing', 1)), null, 'null when the read model never catches up')
+  t.ok(Date.now() - started >= 2900, 'after about three seconds')
+})
+
+t.test('on such a store, an interrupted request stops waiting, and a failing read fails the waiting requests', async (t) => {
+  const docs = makeMemoryDocumentStore()
+  let failing = false
+  const flaky = { ...docs, find: ((...args) => failing ? Effect.fail(new StoreUnavailable({ cause: 'down' })) : docs.find(...args)) as typeof docs.find }
+  readModelsApplied(flaky)
+  const wait = (id: string) => Effect.runFork(Effect.either(Effect.provideService(waitForPosition(JOBS, id, 1), DocumentStore, flaky)))
+  const interrupted = wait('j3')
+  const failed = wait('j4')
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  const stopped = await Effect.runPromise(Fiber.interrupt(interrupted))
+  t.ok(stopped._tag === 'Failure' && Cause.isInterruptedOnly(stopped.cause), 'the interrupted request stops waiting at once')
+  failing = true
+  readModelsApplied(flaky)
+  const outcome = await Effect.runPromise(Fiber.join(failed))
   t.equal(outcome._tag === 'Left' && outcome.left._tag, 'StoreUnavailable')
 })
