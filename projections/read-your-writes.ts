@@ -1,4 +1,4 @@
-import { type Cause, Clock, Deferred, Effect, Exit } from 'effect'
+import { type Cause, Clock, Deferred, Effect, Exit, type Fiber, FiberId } from 'effect'
 import { DocumentStore, type Doc, type DocumentStoreService } from '../ports/document-store.js'
 import type { StoreUnavailable } from '../ports/event-store.js'
 import type { Collection, Stored } from './projection.js'
@@ -31,8 +31,9 @@ interface Woken {
 
 interface WokenWaiter {
   readonly id: string
-  readonly position: number
-  readonly deadline: number
+  readonly ready: (doc: Doc | null) => boolean
+  /** When patience runs out (answered null), or null for a waiter whose caller ends the wait itself. */
+  readonly deadline: number | null
   readonly answer: (outcome: Effect.Effect<Doc | null, StoreUnavailable>) => void
 }
 
@@ -49,7 +50,7 @@ export const readModelsApplied = (docs: DocumentStoreService): void => {
   else wokenRound(docs, known)
 }
 
-const reached = (doc: Doc | null, position: number) => doc !== null && Number(doc._position) >= position
+const reached = (position: number) => (doc: Doc | null) => doc !== null && Number(doc._position) >= position
 
 /** One synchronous query per collection with waiting requests; answers those caught up, failed, or out of patience. */
 const wokenRound = (docs: DocumentStoreService, known: Woken) => {
@@ -61,8 +62,8 @@ const wokenRound = (docs: DocumentStoreService, known: Woken) => {
       if (Exit.isFailure(found)) waiter.answer(Effect.failCause(found.cause as Cause.Cause<StoreUnavailable>))
       else {
         const doc = byId.get(waiter.id) ?? null
-        if (reached(doc, waiter.position)) waiter.answer(Effect.succeed(doc))
-        else if (now >= waiter.deadline) waiter.answer(Effect.succeed(null))
+        if (waiter.ready(doc)) waiter.answer(Effect.succeed(doc))
+        else if (waiter.deadline !== null && now >= waiter.deadline) waiter.answer(Effect.succeed(null))
         else return true
       }
       return false
@@ -76,19 +77,42 @@ const wokenRound = (docs: DocumentStoreService, known: Woken) => {
   }
 }
 
-/** Waits on a store whose projections say when they commit: no fiber, no query per request beyond the first read. */
-const wokenWait = (docs: DocumentStoreService, known: Woken, collection: string, id: string, position: number) =>
-  Effect.flatMap(docs.get(collection, id), (doc) => reached(doc, position) ? Effect.succeed(doc) : Effect.async<Doc | null, StoreUnavailable>((resume) => {
-    const waiter: WokenWaiter = { id, position, deadline: Date.now() + PATIENCE_MS, answer: resume }
+/**
+ * Waits on a store whose projections say when they commit, for the document to be `ready`: no fiber, no query per
+ * request beyond the first read. `until`, when given, ends the wait (answered null) once it completes.
+ */
+const wokenWait = (
+  docs: DocumentStoreService, known: Woken, collection: string, id: string, ready: (doc: Doc | null) => boolean,
+  patience: { readonly deadline: number } | { readonly until: Effect.Effect<void> },
+) =>
+  Effect.flatMap(docs.get(collection, id), (doc) => ready(doc) ? Effect.succeed(doc) : Effect.async<Doc | null, StoreUnavailable>((resume) => {
+    let until: Fiber.RuntimeFiber<void> | null = null
+    const waiter: WokenWaiter = {
+      id, ready, deadline: 'deadline' in patience ? patience.deadline : null,
+      answer: (outcome) => {
+        until?.unsafeInterruptAsFork(FiberId.none)
+        resume(outcome)
+      },
+    }
+    const leave = () => {
+      until?.unsafeInterruptAsFork(FiberId.none)
+      const left = known.waiting.get(collection)?.filter((other) => other !== waiter) ?? []
+      if (left.length > 0) known.waiting.set(collection, left)
+      else known.waiting.delete(collection)
+    }
     const waiters = known.waiting.get(collection)
     if (waiters) waiters.push(waiter)
     else known.waiting.set(collection, [waiter])
     known.timer ??= setInterval(() => wokenRound(docs, known), WOKEN_ROUND_PAUSE_MS)
-    return Effect.sync(() => {
-      const left = known.waiting.get(collection)?.filter((other) => other !== waiter) ?? []
-      if (left.length > 0) known.waiting.set(collection, left)
-      else known.waiting.delete(collection)
-    })
+    if ('until' in patience) {
+      until = Effect.runFork(patience.until)
+      until.addObserver((exit) => {
+        if (Exit.isInterrupted(exit)) return
+        leave()
+        resume(Effect.succeed(null))
+      })
+    }
+    return Effect.sync(leave)
   }))
 
 /**
@@ -125,7 +149,24 @@ const watch = (docs: DocumentStoreService, collection: string, waiters: Waiter[]
 export const waitForPosition = <D extends Stored<object>>(collection: Collection<D>, id: string, position: number) =>
   Effect.flatMap(DocumentStore, (docs) => {
     const known = woken.get(docs)
-    return (known ? wokenWait(docs, known, collection.name, id, position) : polledWait(docs, collection.name, id, position)) as Effect.Effect<D | null, StoreUnavailable>
+    return (known
+      ? wokenWait(docs, known, collection.name, id, reached(position), { deadline: Date.now() + PATIENCE_MS })
+      : polledWait(docs, collection.name, id, position)) as Effect.Effect<D | null, StoreUnavailable>
+  })
+
+/** Whether the store's projections run in this process and say when they commit (see awaitCommitted). */
+export const readModelsCommitHere = Effect.map(DocumentStore, (docs) => woken.has(docs))
+
+/**
+ * On a store whose projections commit in this process (readModelsCommitHere): the document once `ready` holds for
+ * it, looked at in the turn of each of their commits (and every 50 ms, for writes of other processes), or null once
+ * `until` completes. Elsewhere it dies: wait on the log there, which may be ahead of the read models.
+ */
+export const awaitCommitted = <D extends Stored<object>>(collection: Collection<D>, id: string, ready: (doc: D | null) => boolean, until: Effect.Effect<void>) =>
+  Effect.flatMap(DocumentStore, (docs) => {
+    const known = woken.get(docs)
+    if (!known) return Effect.dieMessage('awaitCommitted needs a store whose projections commit in this process')
+    return wokenWait(docs, known, collection.name, id, ready as (doc: Doc | null) => boolean, { until }) as Effect.Effect<D | null, StoreUnavailable>
   })
 
 /** Waits on a store whose projections run elsewhere: a watch per collection polls it. */

@@ -4,7 +4,7 @@ import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
 import { DocumentStore } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 import { JOBS } from '../../projections/jobs.js'
-import { readModelsApplied, waitForPosition } from '../../projections/read-your-writes.js'
+import { awaitCommitted, readModelsApplied, waitForPosition } from '../../projections/read-your-writes.js'
 
 t.test('waitForPosition answers once the document reflects the position, not before', async (t) => {
   const docs = makeMemoryDocumentStore()
@@ -105,4 +105,26 @@ t.test('on such a store, an interrupted request stops waiting, and a failing rea
   readModelsApplied(flaky)
   const outcome = await Effect.runPromise(Fiber.join(failed))
   t.equal(outcome._tag === 'Left' && outcome.left._tag, 'StoreUnavailable')
+})
+
+t.test('awaitCommitted answers the document once it is ready, at a commit, or null once `until` completes', async (t) => {
+  const docs = makeMemoryDocumentStore()
+  readModelsApplied(docs)
+  const run = <A, E>(effect: Effect.Effect<A, E, DocumentStore>) => Effect.runPromise(Effect.provideService(effect, DocumentStore, docs))
+  const ended = (doc: { status: string } | null) => doc !== null && doc.status === 'succeeded'
+  await run(docs.put('jobs', { _id: 'j1', status: 'running', _position: 2 }))
+  let release = () => {}
+  const until = Effect.async<void>((resume) => { release = () => resume(Effect.void) })
+  const waiting = Effect.runFork(Effect.provideService(awaitCommitted(JOBS, 'j1', ended, until), DocumentStore, docs))
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  await run(docs.put('jobs', { _id: 'j1', status: 'succeeded', _position: 3 }))
+  readModelsApplied(docs)
+  t.equal((await Effect.runPromise(Fiber.join(waiting)))?.status, 'succeeded', 'answered at the commit')
+  const expiring = Effect.runFork(Effect.provideService(awaitCommitted(JOBS, 'j2', ended, until), DocumentStore, docs))
+  await new Promise((resolve) => setTimeout(resolve, 60))
+  t.equal(expiring.unsafePoll(), null, 'still waiting while `until` has not completed')
+  release()
+  t.equal(await Effect.runPromise(Fiber.join(expiring)), null, 'null once `until` completes')
+  const elsewhere = await Effect.runPromiseExit(Effect.provideService(awaitCommitted(JOBS, 'j1', ended, Effect.void), DocumentStore, makeMemoryDocumentStore()))
+  t.ok(elsewhere._tag === 'Failure' && Cause.isDie(elsewhere.cause), 'dies on a store whose projections commit elsewhere')
 })
