@@ -77,6 +77,21 @@ const decoders = new Map(Object.values(STREAMS).map((entry) => [entry.name, Sche
 export const decodeStored = <C extends Category>(
   categories: readonly C[],
   recorded: { readonly stream: string; readonly type: string; readonly data: unknown },
+): StoredDecoding<EventOf<C>> => decodeStoredEvent(categories, recorded, true)
+
+/**
+ * decodeStored for a caller that decodes each recorded event once and shares the result itself (replay): the decoding
+ * is not remembered by the recorded event (a WeakMap entry per event of a whole log is garbage collection's work).
+ */
+export const decodeStoredOnce = <C extends Category>(
+  categories: readonly C[],
+  recorded: { readonly stream: string; readonly type: string; readonly data: unknown },
+): StoredDecoding<EventOf<C>> => decodeStoredEvent(categories, recorded, false)
+
+const decodeStoredEvent = <C extends Category>(
+  categories: readonly C[],
+  recorded: { readonly stream: string; readonly type: string; readonly data: unknown },
+  rememberDecoding: boolean,
 ): StoredDecoding<EventOf<C>> => {
   const name = streamCategory(recorded.stream)
   if (!isCategory(name) || !(categories as readonly string[]).includes(name)) {
@@ -85,6 +100,7 @@ export const decodeStored = <C extends Category>(
   if (!TYPES_BY_CATEGORY.get(name)!.has(recorded.type)) {
     return { ok: false, reason: `unknown event type ${recorded.type} in a ${name} stream (written by a newer version, or in need of an upcaster)` }
   }
+  if (!rememberDecoding) return decodeOfCategory(name, recorded) as StoredDecoding<EventOf<C>>
   let decoded = decodedOnce.get(recorded)
   if (!decoded) decodedOnce.set(recorded, (decoded = decodeOfCategory(name, recorded)))
   return decoded as StoredDecoding<EventOf<C>>

@@ -1,11 +1,12 @@
 import { Effect } from 'effect'
-import { streamCategory } from '../domain/streams.js'
-import { DocumentNeeded } from '../projections/document-view.js'
-import type { Projection } from '../projections/projection.js'
+import { decodeStoredOnce, type StoredDecoding } from '../domain/events.js'
+import { streamCategory, type Category, type DomainEvent } from '../domain/streams.js'
+import type { DocumentNeeded } from '../projections/document-view.js'
+import { skipReason, type Projection } from '../projections/projection.js'
 import { DocumentStore, type DocumentStoreService } from '../ports/document-store.js'
 import { EventLog, StoreLog } from '../ports/event-log.js'
 import { EventStore, type RecordedEvent } from '../ports/event-store.js'
-import { replayDocuments, type ReplayDocuments } from './replay-documents.js'
+import { rebuildDocuments, type RebuildDocuments } from './rebuild-documents.js'
 
 /** Events read from the log at a time. */
 const EVENTS_PER_READ = 5000
@@ -22,7 +23,7 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
   yield* documents.ensureIndexes(projections.flatMap((projection) => projection.indexes))
   // One write group for the whole rebuild, clears included. SQLite: one transaction, so a failed replay leaves the
   // models as they were. MongoDB: writes leave as bulk writes; a failed replay is run again from the start. Inside, the
-  // projections fold into memory (replayDocuments), and each document is written once with its final value.
+  // projections fold into memory (rebuildDocuments), and each document is written once with its final value.
   const after = yield* documents.inBatch(Effect.gen(function* () {
     for (const collection of collections) yield* documents.clear(collection)
     return yield* foldLog(projections, documents, counts)
@@ -40,55 +41,69 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
 const foldLog = (projections: readonly Projection[], target: DocumentStoreService, counts: Record<string, number>) => Effect.gen(function* () {
   const store = yield* EventStore
   const byCategory = projectionsByCategory(projections)
-  const folded = replayDocuments(target, projections.flatMap((projection) => projection.collections))
+  const folded = rebuildDocuments(target, projections)
+  const folds = projections.map(() => 0)
   let position = 0
   for (;;) {
     const batch = yield* store.readAll(position, EVENTS_PER_READ)
     if (batch.length === 0) break
     // The folds run directly, without an effect per event; a fold that needs a read from the store stops the batch
     // there, and the batch goes on from that fold once the read is loaded.
-    const cursor = { event: 0, handler: 0 }
+    const cursor: Cursor = { event: 0, handler: 0, decoded: undefined }
     for (;;) {
-      const stop = foldBatch(batch, cursor, byCategory, folded, counts)
+      const stop = foldBatch(batch, cursor, byCategory, folded, folds)
       if (stop === undefined) break
       if (typeof stop === 'string') yield* Effect.logWarning(stop)
       else yield* folded.load(stop)
     }
-    if (folded.full()) yield* folded.flush
+    yield* folded.writeDue
     position = batch[batch.length - 1]!.position
   }
   yield* folded.flush
+  projections.forEach((projection, index) => { counts[projection.name] = folds[index]! })
   return position
 })
 
-/** The projections that fold each category's events, in the given order. */
+/** The projections that fold each category's events, in the given order, with their index in it. */
 const projectionsByCategory = (projections: readonly Projection[]) => {
-  const byCategory = new Map<string, Projection[]>()
-  for (const projection of projections) {
-    for (const category of projection.categories) byCategory.set(category, [...(byCategory.get(category) ?? []), projection])
-  }
+  const byCategory = new Map<string, { readonly projection: Projection; readonly index: number }[]>()
+  projections.forEach((projection, index) => {
+    for (const category of projection.categories) byCategory.set(category, [...(byCategory.get(category) ?? []), { projection, index }])
+  })
   return byCategory
+}
+
+/** Where a batch's folding is: the event, the next of its projections, and the event decoded once for all of them. */
+interface Cursor {
+  event: number
+  handler: number
+  decoded: StoredDecoding<DomainEvent> | undefined
 }
 
 /**
  * Folds `batch` from `cursor` on, moving it. Stops at a fold that needs a read (answered, the cursor still on that
- * fold) or that skipped its event (answered, the cursor past it); undefined once the batch is folded.
+ * fold) or at an event a projection skips (its reason answered, the cursor past that projection); undefined once the
+ * batch is folded.
  */
 const foldBatch = (
-  batch: readonly RecordedEvent[], cursor: { event: number; handler: number },
-  byCategory: ReadonlyMap<string, readonly Projection[]>, folded: ReplayDocuments, counts: Record<string, number>,
+  batch: readonly RecordedEvent[], cursor: Cursor, byCategory: ReadonlyMap<string, readonly { readonly projection: Projection; readonly index: number }[]>,
+  folded: RebuildDocuments, folds: number[],
 ): DocumentNeeded | string | undefined => {
-  for (; cursor.event < batch.length; cursor.event++, cursor.handler = 0) {
+  for (; cursor.event < batch.length; cursor.event++, cursor.handler = 0, cursor.decoded = undefined) {
     const event = batch[cursor.event]!
     const handlers = byCategory.get(streamCategory(event.stream))
     if (handlers === undefined) continue
+    const decoded = cursor.decoded ??= decodeStoredOnce(handlers[0]!.projection.categories as Category[], event)
     while (cursor.handler < handlers.length) {
-      const projection = handlers[cursor.handler]!
-      const outcome = folded.fold(projection, event)
-      if (outcome instanceof DocumentNeeded) return outcome
-      counts[projection.name]! += 1
+      const { projection, index } = handlers[cursor.handler]!
+      if (decoded.ok) {
+        const needed = folded.fold(projection, decoded.event, event)
+        if (needed !== undefined) return needed
+      }
+      folds[index]! += 1
       cursor.handler += 1
-      if (outcome !== undefined) return outcome
+      // As the live path does, each projection that cannot read the event says so.
+      if (!decoded.ok) return skipReason(projection, event, decoded.reason)
     }
   }
   return undefined

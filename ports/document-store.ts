@@ -28,6 +28,11 @@ export interface DocumentStoreService {
   readonly put: (collection: string, doc: Doc) => Effect.Effect<void, StoreUnavailable>
   /** Optional: puts many documents of one collection in one call (replay's write-through); without it, one put each. */
   readonly putMany?: (collection: string, docs: readonly Doc[]) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * Optional: adds documents whose ids the collection does not hold (a rebuild into a cleared collection), failing on
+   * an id it holds; without it, putMany. Cheaper than a put where the store must look for the id to replace first.
+   */
+  readonly insertMany?: (collection: string, docs: readonly Doc[]) => Effect.Effect<void, StoreUnavailable>
   readonly delete: (collection: string, id: string) => Effect.Effect<void, StoreUnavailable>
   readonly find: (collection: string, filter: Filter, options?: FindOptions) => Effect.Effect<readonly Doc[], StoreUnavailable>
   readonly count: (collection: string, filter: Filter) => Effect.Effect<number, StoreUnavailable>

@@ -22,19 +22,28 @@ const OMITTED = new Set(['_tag', 'key_hash', 'password_hash', 'token_hash', 'sec
  * An event's fields as the audit log keeps them. A recipe run's record keeps its outcome, pages and credits but not its
  * `output`: that is scraped data (up to 256 KB), which would otherwise outlive the job's purge in the audit log.
  */
-const auditDetail = (event: object): Record<string, unknown> => Object.fromEntries(Object.entries(event)
-  .filter(([field]) => !OMITTED.has(field))
-  .map(([field, value]) => {
-    if (field !== 'recipe' || value === null || typeof value !== 'object') return [field, value]
+const auditDetail = (event: object): Record<string, unknown> => {
+  // A loop rather than entries/filter/map: replay builds one per event, and the intermediate arrays were most of it.
+  const detail: Record<string, unknown> = {}
+  for (const [field, value] of Object.entries(event)) {
+    if (OMITTED.has(field)) continue
+    if (field !== 'recipe' || value === null || typeof value !== 'object') {
+      detail[field] = value
+      continue
+    }
     const { output: _output, ...run } = value as Record<string, unknown>
-    return [field, run]
-  }))
+    detail[field] = run
+  }
+  return detail
+}
 
 export const auditProjection = defineProjection({
   name: 'projection.audit',
   categories: ['org', 'job', 'user', 'webhook-endpoint', 'retention', 'hold'],
   collections: [AUDIT.name],
   indexes: [{ collection: AUDIT.name, fields: [['org_id', 1], ['position', -1]] }],
+  // Keyed by event id: each entry is written once, by its event.
+  writeOnce: [AUDIT.name],
   concurrency: 8,
   ordering: 'stream',
   fold: (event, envelope, view) => updateDoc(view, AUDIT, envelope.event_id, envelope, () => ({

@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
 import { decodeStored } from '../domain/events.js'
-import type { Category, EventOf } from '../domain/streams.js'
+import type { Category, DomainEvent, EventOf } from '../domain/streams.js'
 import { DocumentStore, type Filter, type FindOptions, type IndexDeclaration } from '../ports/document-store.js'
 import type { EventEnvelope, RecordedEvent, StoreUnavailable } from '../ports/event-store.js'
 import { foldIntoStore, type DocumentView } from './document-view.js'
@@ -32,9 +32,21 @@ export interface Projection {
    * (this version cannot decode it), or undefined. Throws the view's DocumentNeeded when a read must be loaded first.
    */
   readonly fold: (event: RecordedEvent, view: DocumentView) => string | undefined
+  /**
+   * Folds an event the caller decoded (replay decodes each event once for all the projections of its category, and
+   * only hands over events that decoded as one of them), as `fold` does after its decoding.
+   */
+  readonly foldDecoded: (event: DomainEvent, recorded: RecordedEvent, view: DocumentView) => void
+  /**
+   * Collections whose documents are each written by one event only and never read by a fold except by that write's
+   * own position guard (documents keyed by their event's id, such as the audit trail's). A rebuild streams them to
+   * the store as they are folded, without holding them, and answers their reads as absent; it inserts them, so a
+   * second write of one id fails the rebuild instead of going unnoticed.
+   */
+  readonly writeOnce?: readonly string[]
 }
 
-export interface ProjectionDefinition<C extends Category> extends Omit<Projection, 'categories' | 'apply' | 'fold' | 'indexes'> {
+export interface ProjectionDefinition<C extends Category> extends Omit<Projection, 'categories' | 'apply' | 'fold' | 'foldDecoded' | 'indexes'> {
   readonly categories: readonly C[]
   readonly indexes?: readonly IndexDeclaration[]
   /**
@@ -50,25 +62,28 @@ export interface ProjectionDefinition<C extends Category> extends Omit<Projectio
  * cannot decode (unknown type, schema mismatch) is skipped with a logged reason instead of stopping the projection.
  */
 export const defineProjection = <C extends Category>(definition: ProjectionDefinition<C>): Projection => {
-  const skipReason = (recorded: RecordedEvent, reason: string) =>
-    `${definition.name} skips event ${recorded.event_id} (position ${recorded.position}): ${reason}`
   return {
     ...definition,
     indexes: definition.indexes ?? [],
     // The recorded event is its own envelope (a copy without the raw data would cost one object per event and projection).
     fold: (recorded, view) => {
       const decoded = decodeStored(definition.categories, recorded)
-      if (!decoded.ok) return skipReason(recorded, decoded.reason)
+      if (!decoded.ok) return skipReason(definition, recorded, decoded.reason)
       definition.fold(decoded.event, recorded, view)
       return undefined
     },
+    foldDecoded: (event, recorded, view) => definition.fold(event as EventOf<C>, recorded, view),
     apply: (recorded) => {
       const decoded = decodeStored(definition.categories, recorded)
-      if (!decoded.ok) return Effect.logWarning(skipReason(recorded, decoded.reason))
+      if (!decoded.ok) return Effect.logWarning(skipReason(definition, recorded, decoded.reason))
       return Effect.flatMap(DocumentStore, (store) => foldIntoStore(store, (view) => definition.fold(decoded.event, recorded, view)))
     },
   }
 }
+
+/** Why a projection skips an event it cannot decode (logged; the projection goes on with the next event). */
+export const skipReason = (projection: Pick<Projection, 'name'>, recorded: RecordedEvent, reason: string) =>
+  `${projection.name} skips event ${recorded.event_id} (position ${recorded.position}): ${reason}`
 
 /** Every document carries its id and the log position of the last event that changed it. */
 export type Stored<Fields> = Fields & { readonly _id: string; readonly _position: number }
@@ -107,10 +122,13 @@ export const updateDoc = <D extends Stored<object>>(
   if (current && current._position >= envelope.position) return
   const next = change(current)
   if (next === null) return
-  // A new value the change just built is stamped in place (a copy per write was a large part of replay's time); the
-  // current document itself, or a frozen one, is copied, as documents read are never changed.
-  const doc = (next === current || Object.isFrozen(next) ? { ...next } : next) as unknown as { _id: string; _position: number }
+  // A new value the change built from a document (so it has an `_id` to replace) is stamped in place: copying a large
+  // document per write was a large part of replay's time. The current document itself, or a frozen one, is copied, as
+  // documents read are never changed; so is a value built without `_id`, as adding properties to objects of many
+  // shapes in place costs more than building one with them.
+  if (next === current || Object.isFrozen(next) || !('_id' in next)) return view.put(into, { ...next, _id: id, _position: envelope.position } as unknown as D)
+  const doc = next as unknown as { _id: string; _position: number }
   doc._id = id
   doc._position = envelope.position
-  view.put(into, doc as D)
+  view.put(into, doc as unknown as D)
 }

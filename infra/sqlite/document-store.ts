@@ -59,6 +59,7 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   db.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLocaleLowerCase('und') : v))
   const getStmt = db.prepare<[string, string], { body: string }>('select body from docs where collection = ? and id = ?')
   const putStmt = db.prepare('insert into docs (collection, id, body) values (?, ?, ?) on conflict(collection, id) do update set body = excluded.body')
+  const insertStmt = db.prepare('insert into docs (collection, id, body) values (?, ?, ?)')
   const deleteStmt = db.prepare('delete from docs where collection = ? and id = ?')
   const clearStmt = db.prepare('delete from docs where collection = ?')
   const beginStmt = db.prepare('begin')
@@ -114,6 +115,7 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     }),
     put: (collection, doc) => attempt(() => { wrote(collection); putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
     putMany: (collection, docs) => attempt(() => { wrote(collection); for (const doc of docs) putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
+    insertMany: (collection, docs) => attempt(() => { wrote(collection); for (const doc of docs) insertStmt.run(collection, doc._id, JSON.stringify(doc)) }),
     delete: (collection, id) => attempt(() => { wrote(collection); deleteStmt.run(collection, id) }),
     find,
     count: (collection, filter) => attempt(() => {

@@ -34,6 +34,7 @@ const counting = (name: string, categories: readonly string[]): Projection & { r
       view.put(into, { _id: event.stream, count: (view.get(into, event.stream)?.count ?? 0) + 1, _position: event.position })
       return undefined
     },
+    foldDecoded: () => { throw new Error('the batch reader folds recorded events') },
   }
 }
 
