@@ -1,8 +1,20 @@
 import { Effect } from 'effect'
 import { NotFound } from '../domain/errors.js'
+import { Clock } from '../ports/clock.js'
 import type { Filter } from '../ports/document-store.js'
-import { JOBS } from './jobs.js'
+import { JOBS, type JobDoc } from './jobs.js'
 import { countDocs, findDocs, getDoc } from './projection.js'
+import { awaitCommitted } from './read-your-writes.js'
+
+/** Whether the job is still to end (queued or running). */
+export const isRunning = (job: JobDoc) => job.status === 'queued' || job.status === 'running'
+
+/**
+ * On a store whose projections commit in this process (readModelsCommitHere): the job's document once it has ended,
+ * answered in the turn of the commit that projects its end, or null once `seconds` have passed on the Clock.
+ */
+export const awaitEndedJob = (jobId: string, seconds: number) =>
+  Effect.flatMap(Clock, (clock) => awaitCommitted(JOBS, jobId, (job) => job !== null && !isRunning(job), clock.sleepUntil(new Date(clock.now().getTime() + seconds * 1000))))
 
 /** Another organization's job is indistinguishable from a missing one. */
 export const getJob = (orgId: string, jobId: string) =>

@@ -1,5 +1,4 @@
 import { Effect } from 'effect'
-import { Clock } from '../../ports/clock.js'
 import type { FastifyInstance } from 'fastify'
 import { currentTime } from '../../commands/clock.js'
 import { submitAdmittedJob } from '../../commands/admit-job.js'
@@ -11,17 +10,15 @@ import { activeHolds } from '../../projections/retention-queries.js'
 import type { PlanName } from '../../domain/plans.js'
 import { MissingFields, StateConflict, ValidationFailed } from '../../domain/errors.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
-import { getJob, listJobs } from '../../projections/job-queries.js'
-import { JOBS, requestedJobDoc, type JobDoc } from '../../projections/jobs.js'
-import { awaitCommitted, readModelsCommitHere, waitForPosition } from '../../projections/read-your-writes.js'
+import { awaitEndedJob, getJob, isRunning, listJobs } from '../../projections/job-queries.js'
+import { JOBS, requestedJobDoc } from '../../projections/jobs.js'
+import { readModelsCommitHere, waitForPosition } from '../../projections/read-your-writes.js'
 import { artifactDownload } from '../../projections/artifact-queries.js'
 import { observe, principalOf, requireApiKey } from '../auth.js'
 import type { RouteContext } from '../context.js'
 import { requestMetadata } from '../event-metadata.js'
 import { jobView } from './job-view.js'
 import { errors, pagingProperties, security } from './route-helpers.js'
-
-const isRunning = (job: JobDoc) => job.status === 'queued' || job.status === 'running'
 
 const isTimeZone = (zone: string) => {
   try { new Intl.DateTimeFormat('en-US', { timeZone: zone }); return true } catch { return false }
@@ -143,9 +140,7 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
       if (!isRunning(doc) || wait === 0) return doc
       if (yield* readModelsCommitHere) {
         // The job's read model is updated in this process, in the same turn as its end is projected: wait on it.
-        const clock = yield* Clock
-        const deadline = new Date(clock.now().getTime() + wait * 1000)
-        return (yield* awaitCommitted(JOBS, job_id, (current) => current !== null && !isRunning(current), clock.sleepUntil(deadline))) ?? doc
+        return (yield* awaitEndedJob(job_id, wait)) ?? doc
       }
       const end = yield* awaitJobEndWithin(job_id, wait)
       // The job's stream says it ended; the answer is the read model once it has caught up with that end.
