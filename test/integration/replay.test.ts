@@ -10,7 +10,7 @@ import { loadConfig } from '../../infra/config.js'
 import { startProcess } from '../../infra/process.js'
 import { replayProjections } from '../../infra/replay.js'
 import { PROJECTIONS } from '../../projections/index.js'
-import { defineProjection, type Projection } from '../../projections/projection.js'
+import { collection, defineProjection, type Projection, type Stored } from '../../projections/projection.js'
 import { DocumentStore, type Doc } from '../../ports/document-store.js'
 import { EventStore, type RecordedEvent } from '../../ports/event-store.js'
 import type { ProjectionSpecFile } from '../helpers/projection-spec.js'
@@ -109,4 +109,21 @@ t.test('a replay that fails part-way leaves the read models as they were', async
   // The failed rebuild let go of the file: another one can write it.
   await running.run(replayProjections(PROJECTIONS))
   t.same(await running.run(snapshot(PROJECTIONS)), before, 'a replay after the failed one rebuilds the same models')
+})
+
+t.test('a replay fails, leaving the read models as they were, when a write-once collection is written twice', async (t) => {
+  const running = await processWith((await Promise.all(specs.filter(({ name }) => name === 'core.ts').map(({ spec }) => spec.history()))).flat())
+  t.teardown(() => running.close())
+  await running.run(replayProjections(PROJECTIONS))
+  const before = await running.run(snapshot(PROJECTIONS))
+  // Declared write-once, but every job event writes the same id: a rebuild that inserted it once (or kept the last
+  // write) would diverge from a store that got every write, so it must fail instead.
+  const twice = collection<Stored<{ readonly type: string }>>('written_twice')
+  const misdeclared = defineProjection({
+    name: 'projection.written-twice', categories: ['job'], collections: [twice.name], writeOnce: [twice.name], concurrency: 1, ordering: 'log',
+    fold: (event, envelope, view) => view.put(twice, { _id: 'the-same-id', _position: envelope.position, type: event._tag }),
+  })
+  const failed = await running.run(replayProjections([...PROJECTIONS, misdeclared])).then(() => null, (error: unknown) => error)
+  t.ok(failed, 'the replay failed')
+  t.same(await running.run(snapshot(PROJECTIONS)), before, 'every read model is as it was')
 })
