@@ -34,6 +34,12 @@ export interface DocumentStoreService {
    */
   readonly insertMany?: (collection: string, docs: readonly Doc[]) => Effect.Effect<void, StoreUnavailable>
   readonly delete: (collection: string, id: string) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * Optional: creates the document unless one with its id exists, in one atomic step, and answers whether it did.
+   * Never part of a batch. Lets a command's process make the document a projection makes from the first event of a new
+   * stream (projections/read-your-writes.ts): whichever of it and the projector comes second finds the document there.
+   */
+  readonly create?: (collection: string, doc: Doc) => Effect.Effect<boolean, StoreUnavailable>
   readonly find: (collection: string, filter: Filter, options?: FindOptions) => Effect.Effect<readonly Doc[], StoreUnavailable>
   readonly count: (collection: string, filter: Filter) => Effect.Effect<number, StoreUnavailable>
   /** Removes every document of a collection (used by replay). */

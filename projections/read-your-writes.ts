@@ -1,7 +1,8 @@
 import { type Cause, Clock, Deferred, Effect, Exit, type Fiber, FiberId } from 'effect'
 import { DocumentStore, type Doc, type DocumentStoreService } from '../ports/document-store.js'
-import type { StoreUnavailable } from '../ports/event-store.js'
-import type { Collection, Stored } from './projection.js'
+import { EventStore, type RecordedEvent, type StoreUnavailable } from '../ports/event-store.js'
+import { FoldView } from './document-view.js'
+import type { Collection, Projection, Stored } from './projection.js'
 
 const PATIENCE_MS = 3_000
 /** Pause between two rounds of a watch, so a fast store is not asked in a tight loop. */
@@ -184,4 +185,45 @@ const polledWait = (docs: DocumentStoreService, collection: string, id: string, 
       yield* Effect.forkDaemon(watch(docs, collection, started, () => byCollection.delete(collection)))
     }
     return yield* Deferred.await(answer)
+  })
+
+/**
+ * The documents `projection` makes from `first`, the first event of a new stream, each created unless its id exists.
+ * Answers the documents it created. The fold reads nothing from the store: a stream-ordered projection's documents are
+ * touched by one stream's events only, and the event store keeps every stream for good, so before its first event none
+ * of them exists (one that does was made by the projector from this very event, and its creation fails). A fold that
+ * deletes, or skips the event, creates nothing.
+ */
+const createFolded = (create: NonNullable<DocumentStoreService['create']>, projection: Projection, first: RecordedEvent) => Effect.suspend(() => {
+  const view = new FoldView(() => null)
+  const outcome = view.attempt((event: RecordedEvent, documents) => projection.fold(event, documents), first)
+  if (outcome !== undefined || view.writes.some((write) => write.doc === null)) return Effect.succeed([])
+  // The last write of each document is the one the fold leaves.
+  const last = new Map(view.writes.map((write) => [`${write.collection}\u0000${write.id}`, write]))
+  return Effect.map(
+    Effect.forEach([...last.values()], (write) => Effect.map(create(write.collection, write.doc!), (created) => (created ? [write] : [])), { concurrency: 'unbounded' }),
+    (created) => created.flat(),
+  )
+})
+
+/**
+ * Read-your-writes for a document a command's new stream makes, without waiting for a projector in another process.
+ * When the store creates documents atomically and the projection folds per stream and does not run in this process, the
+ * command's process creates the document itself from the stream's first event (at `position`), with the projection's
+ * own fold. The projector still folds that event, finds the document at its position and skips it (the position
+ * guard), so the read model is the one a replay makes; and when the projector was first, the creation finds the
+ * document there and waits for it as `waitForPosition` does (as it does in every other case).
+ */
+export const readableOnceStarted = <D extends Stored<object>>(projection: Projection, collection: Collection<D>, id: string, stream: string, position: number) =>
+  Effect.gen(function* () {
+    const docs = yield* DocumentStore
+    const create = docs.create
+    if (create === undefined || woken.has(docs) || projection.ordering !== 'stream') return yield* waitForPosition(collection, id, position)
+    const [first] = yield* (yield* EventStore).readStream(stream)
+    if (first?.position === position) {
+      const created = yield* createFolded(create, projection, first)
+      const made = created.find((write) => write.collection === collection.name && write.id === id)
+      if (made) return made.doc as unknown as D
+    }
+    return yield* waitForPosition(collection, id, position)
   })

@@ -11,8 +11,9 @@ import type { PlanName } from '../../domain/plans.js'
 import { MissingFields, StateConflict, ValidationFailed } from '../../domain/errors.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
 import { awaitEndedJob, getJob, isRunning, listJobs } from '../../projections/job-queries.js'
-import { JOBS, requestedJobDoc } from '../../projections/jobs.js'
-import { readModelsCommitHere, waitForPosition } from '../../projections/read-your-writes.js'
+import { STREAMS } from '../../domain/streams.js'
+import { JOBS, jobsProjection, requestedJobDoc } from '../../projections/jobs.js'
+import { readableOnceStarted, readModelsCommitHere, waitForPosition } from '../../projections/read-your-writes.js'
 import { artifactDownload } from '../../projections/artifact-queries.js'
 import { observe, principalOf, requireApiKey } from '../auth.js'
 import type { RouteContext } from '../context.js'
@@ -46,7 +47,7 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
         spec: checked.spec, allowlist: ctx.settings.ssrfAllowlist, now: yield* currentTime, metadata,
       })
       // Answered once the job is readable, so a GET right after this answer finds it.
-      return { admission, current: yield* waitForPosition(JOBS, admission.job_id, admission.position) }
+      return { admission, current: yield* readableOnceStarted(jobsProjection, JOBS, admission.job_id, STREAMS.job.stream(admission.job_id), admission.position) }
     }))
     if (admission._tag === 'Created') {
       observe(request, reply, principal, admission.observed)

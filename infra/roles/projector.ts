@@ -30,11 +30,19 @@ const byStream = (events: readonly RecordedEvent[]) => {
  * One stream's events apply in order. A projection with concurrency 1 (documents gathering many streams) applies the
  * batch in its order; the others apply every stream of the batch at once, since gathered reads make that cheap.
  */
-const applyBatch = (projection: Projection, events: readonly RecordedEvent[]) => Effect.flatMap(DocumentStore, (docs) => docs.inBatch(
+export const applyBatch = (projection: Projection, events: readonly RecordedEvent[]) => Effect.flatMap(DocumentStore, (docs) => docs.inBatch(
   projection.concurrency === 1
     ? Effect.forEach(events, projection.apply, { discard: true })
     : Effect.forEach(byStream(events), (stream) => Effect.forEach(stream, projection.apply, { discard: true }), { concurrency: 'unbounded', discard: true }),
-))
+)).pipe(Effect.retry({ times: BATCH_ATTEMPTS - 1 }))
+
+/**
+ * A failed batch is applied again, whole, this many times in all before its events are handled one at a time. Applying
+ * a batch again is safe (the position guard skips what its sent writes hold) and cheap beside one event at a time; the
+ * usual cause is a document the batch read as absent that a command's process created meanwhile (read-your-writes on
+ * a new stream), so the batch's insert of it failed: applied again, the batch reads it.
+ */
+const BATCH_ATTEMPTS = 3
 
 /**
  * The projector role. Embedded (every projection on the store's own log, read models in a store with atomic batches):
