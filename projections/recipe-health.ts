@@ -27,8 +27,10 @@ export const recipeHealthProjection = defineProjection({
         return
       case 'JobSucceeded':
       case 'JobFailed': {
+        // Only a recipe run's end records a recipe: any other job's end reads nothing.
+        if (!event.recipe) return
         const run = view.get(RECIPE_TEST_RUNS, event.job_id)
-        if (!run || run.counted || !event.recipe) return
+        if (!run || run.counted) return
         const outcome = event.recipe.outcome
         updateDoc(view, RECIPE_HEALTH, run.slug, envelope, (doc) => ({ slug: run.slug, ...nextHealth(doc ?? NO_DATA, outcome, event.finished_at) }))
         return updateDoc(view, RECIPE_TEST_RUNS, event.job_id, envelope, (doc) => doc && { ...doc, counted: true })

@@ -1,7 +1,8 @@
 import { Effect, Option } from 'effect'
-import { DocumentStore } from '../../ports/document-store.js'
+import { DocumentStore, type Doc, type DocumentStoreService } from '../../ports/document-store.js'
 import { EventLog, StoreLog, type EventLogService } from '../../ports/event-log.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
+import { DocumentNeeded, FoldView } from '../../projections/document-view.js'
 import { PROJECTIONS } from '../../projections/index.js'
 import type { Projection } from '../../projections/projection.js'
 import { projectInBatches } from '../log/projection-batches.js'
@@ -24,6 +25,32 @@ const byStream = (events: readonly RecordedEvent[]) => {
   return [...streams.values()]
 }
 
+/** Rounds of reading ahead: a fold's later reads may depend on its earlier ones (a job's record names its counters). */
+const READ_AHEAD_ROUNDS = 3
+
+/**
+ * Before a batch's events are applied one after another (a projection whose documents gather many streams), the
+ * documents their folds read are asked for together: each fold is tried on what was read so far, and the reads it
+ * still needs leave at once (the batch gathers them into one query per collection) rather than one round trip per
+ * event. Only reads, kept by the batch: the events are then applied in order, each seeing the writes before it.
+ */
+const readAhead = (docs: DocumentStoreService, projection: Projection, events: readonly RecordedEvent[]) => Effect.gen(function* () {
+  const read = new Map<string, Doc | null>()
+  const keyOf = (collection: string, id: string) => `${collection}\u0000${id}`
+  for (let round = 0; round < READ_AHEAD_ROUNDS; round++) {
+    const view = new FoldView((collection, id) => read.get(keyOf(collection, id)))
+    const needed = new Map<string, DocumentNeeded & { readonly id: string }>()
+    for (const event of events) {
+      const outcome = view.attempt(projection.fold, event)
+      if (outcome instanceof DocumentNeeded && outcome.id !== null && !read.has(keyOf(outcome.collection, outcome.id))) {
+        needed.set(keyOf(outcome.collection, outcome.id), outcome as DocumentNeeded & { readonly id: string })
+      }
+    }
+    if (needed.size === 0) return
+    yield* Effect.forEach(needed, ([key, { collection, id }]) => Effect.map(docs.get(collection, id), (doc) => { read.set(key, doc) }), { concurrency: 'unbounded', discard: true })
+  }
+})
+
 /**
  * A batch of events applied as one write batch of the document store: writes wait in memory and leave together at
  * the end (one bulk write per collection on MongoDB), and the reads of streams applied side by side are gathered.
@@ -32,7 +59,7 @@ const byStream = (events: readonly RecordedEvent[]) => {
  */
 export const applyBatch = (projection: Projection, events: readonly RecordedEvent[]) => Effect.flatMap(DocumentStore, (docs) => docs.inBatch(
   projection.concurrency === 1
-    ? Effect.forEach(events, projection.apply, { discard: true })
+    ? Effect.zipRight(readAhead(docs, projection, events), Effect.forEach(events, projection.apply, { discard: true }))
     : Effect.forEach(byStream(events), (stream) => Effect.forEach(stream, projection.apply, { discard: true }), { concurrency: 'unbounded', discard: true }),
 )).pipe(Effect.retry({ times: BATCH_ATTEMPTS - 1 }))
 
