@@ -42,7 +42,7 @@ export const requireApiKey = (ctx: RouteContext, scope: string) => async (reques
   const header = request.headers['x-api-key']
   const secret = Array.isArray(header) ? header[0] : header
   if (!secret) throw new Unauthenticated({ code: 'missing_api_key', message: 'send your API key in the X-API-Key header' })
-  const principal = await ctx.run(Effect.flatMap(currentTime, (now) => authenticateApiKey(secret, now)))
+  const principal = ctx.rememberedPrincipal?.(secret) ?? await ctx.run(Effect.flatMap(currentTime, (now) => authenticateApiKey(secret, now)))
   if (!ipAllowed(request.ip, principal.org_ip_allowlist) || !ipAllowed(request.ip, principal.limits.ip_allowlist)) {
     throw new Forbidden({ code: 'ip_not_allowed', message: `requests from ${request.ip} are not allowed for this key or organization` })
   }

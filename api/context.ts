@@ -7,6 +7,7 @@ import type { DocumentStore } from '../ports/document-store.js'
 import type { EventStore } from '../ports/event-store.js'
 import type { HostResolver } from '../ports/host-resolver.js'
 import type { Usage } from '../ports/usage.js'
+import type { ApiPrincipal } from '../projections/key-queries.js'
 import type { RateWindow } from './rate-window.js'
 
 export type ApiServices = EventStore | DocumentStore | BlobStore | Usage | HostResolver | Clock
@@ -25,6 +26,11 @@ export interface ApiContext {
   }
   /** Present when artifacts are served by this API (local-folder blob store): checks a signed download URL. */
   readonly verifyDownload?: (key: string, expires: number, name: string, sig: string) => { ok: true } | { ok: false; reason: string }
+  /**
+   * The principal of an API key whose records are remembered and unchanged, found without running an effect; undefined
+   * when they must be read (then `run` authenticates). Absent: every request authenticates through `run`.
+   */
+  readonly rememberedPrincipal?: (secret: string) => ApiPrincipal | undefined
   /** Checks the signed token of a change e-mail's unsubscribe link; without it no link is valid. */
   readonly verifyUnsubscribe?: (monitorId: string, recipient: string, token: string) => boolean
 }

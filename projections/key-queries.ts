@@ -56,14 +56,26 @@ const keyRecordsOf = (hash: string) => Effect.flatMap(DocumentStore, (docs) => (
  * at the same time share one lookup (a burst of submissions reads the key once, not per request).
  */
 export const authenticateApiKey = (secret: string, now: Date) =>
-  Effect.gen(function* () {
-    const records = yield* keyRecordsOf(hashApiKey(secret))
-    if (!records) return yield* Effect.fail(invalid())
-    const { key, org } = records
-    if (key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= now.getTime())) return yield* Effect.fail(invalid())
-    if (!org) return yield* Effect.fail(invalid())
-    const principal: ApiPrincipal = {
-      key_id: key.key_id, org_id: key.org_id, plan: org.plan, scopes: key.scopes, limits: key.limits, org_ip_allowlist: org.ip_allowlist,
-    }
-    return principal
+  Effect.flatMap(keyRecordsOf(hashApiKey(secret)), (records) => {
+    const principal = validPrincipal(records, now)
+    return principal ? Effect.succeed(principal) : Effect.fail(invalid())
   })
+
+/**
+ * The principal of a secret whose key records are remembered and unchanged, found without running an effect (the
+ * API authenticates every request): undefined when they must be read, or when the key is not valid now (then
+ * authenticateApiKey reads or refuses it).
+ */
+export const rememberedPrincipal = (docs: DocumentStoreService, secret: string, now: Date): ApiPrincipal | undefined => {
+  const records = rememberedRecordsOf.peek(docs, hashApiKey(secret))
+  return records ? validPrincipal(records, now) ?? undefined : undefined
+}
+
+/** What a key's records allow now: its principal, or null for a revoked or expired key or one without organization. */
+const validPrincipal = (records: KeyRecords, now: Date): ApiPrincipal | null => {
+  if (!records) return null
+  const { key, org } = records
+  if (key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= now.getTime())) return null
+  if (!org) return null
+  return { key_id: key.key_id, org_id: key.org_id, plan: org.plan, scopes: key.scopes, limits: key.limits, org_ip_allowlist: org.ip_allowlist }
+}

@@ -17,7 +17,13 @@ export const rememberedWhileUnchanged = <A, E>(
   keep: (answer: A) => boolean = () => true,
 ) => {
   const remembered = new WeakMap<DocumentStoreService, Map<string, { readonly generation: number; readonly answer: A }>>()
-  return (key: string): Effect.Effect<A, E, DocumentStore> => Effect.flatMap(DocumentStore, (docs) => {
+  /** The answer remembered for `key` while the collections are unchanged, without reading (undefined: not known). */
+  const peek = (docs: DocumentStoreService, key: string): A | undefined => {
+    if (!docs.generation) return undefined
+    const hit = remembered.get(docs)?.get(key)
+    return hit && hit.generation === docs.generation(collections) ? hit.answer : undefined
+  }
+  const recall = (key: string): Effect.Effect<A, E, DocumentStore> => Effect.flatMap(DocumentStore, (docs) => {
     if (!docs.generation) return read(key)
     const generation = docs.generation(collections)
     let known = remembered.get(docs)
@@ -30,4 +36,5 @@ export const rememberedWhileUnchanged = <A, E>(
       known.set(key, { generation, answer })
     })
   })
+  return Object.assign(recall, { peek })
 }

@@ -2,6 +2,9 @@ import { fileURLToPath } from 'node:url'
 import { Effect, Option } from 'effect'
 import { buildApp } from '../../api/app.js'
 import { validUnsubscribeToken } from '../../domain/detection/unsubscribe.js'
+import { Clock } from '../../ports/clock.js'
+import { DocumentStore } from '../../ports/document-store.js'
+import { rememberedPrincipal } from '../../projections/key-queries.js'
 import { DownloadVerifier } from '../blob/local-folder.js'
 import type { Config } from '../config.js'
 import { Prometheus } from '../metrics/layer.js'
@@ -15,10 +18,13 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
   const run = yield* currentRunner
   const verifyDownload = yield* Effect.serviceOption(DownloadVerifier)
   const metrics = yield* Prometheus
+  const docs = yield* DocumentStore
+  const clock = yield* Clock
   const build = async () => {
     const app = await buildApp({
       run,
       settings: { publicBaseUrl: config.publicBaseUrl, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds, resultWaitMaxSeconds: config.resultWaitMaxSeconds, ssrfAllowlist: config.ssrfAllowlist, recipes: config.recipes },
+      rememberedPrincipal: (secret) => rememberedPrincipal(docs, secret, clock.now()),
       ...(Option.isSome(verifyDownload) ? { verifyDownload: verifyDownload.value } : {}),
       verifyUnsubscribe: (monitorId, recipient, token) => validUnsubscribeToken(config.signingSecret, monitorId, recipient, token),
     }, {

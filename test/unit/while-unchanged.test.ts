@@ -39,6 +39,11 @@ t.test('a reading is kept until its collection changes, and read again then', as
   await run(other.put('c', { _id: 'a', v: 3 }))
   t.same(await run(read('a')), { _id: 'a', v: 3 }, 'so is another connection\'s')
   t.equal(reads(), 3)
+  t.same(read.peek(docs, 'a'), { _id: 'a', v: 3 }, 'peek answers the kept reading without reading')
+  t.equal(read.peek(docs, 'b'), undefined, 'and nothing for a key never read')
+  await run(docs.put('c', { _id: 'a', v: 4 }))
+  t.equal(read.peek(docs, 'a'), undefined, 'nor once the collection changed')
+  t.equal(reads(), 3)
 })
 
 t.test('answers `keep` refuses are read every time; a store without generations is read every time', async (t) => {
