@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { Layer } from 'effect'
+import { Layer, RuntimeFlags } from 'effect'
 import { DOWNLOAD_PATH } from '../api/downloads.js'
 import { SecretBox } from '../domain/secret-box.js'
 import { EventLog, StoreLog } from '../ports/event-log.js'
@@ -80,5 +80,6 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
   // Each append then signals its stream, so requests waiting on a stream (POST /scrapes) wake at once.
   const signalling = SignallingEventStore.pipe(Layer.provideMerge(sealed))
   // The metrics registry; its decorated logs (reporting each subscriber's checkpoint) replace the plain ones.
-  return MetricsLive.pipe(Layer.provideMerge(signalling))
+  // Effect's own fiber metrics are off: nothing reads them, and every fiber start and end would update them.
+  return MetricsLive.pipe(Layer.provideMerge(signalling), Layer.provideMerge(RuntimeFlags.disableRuntimeMetrics))
 }
