@@ -115,15 +115,17 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
       }
     }),
     // What one fetch brought from all partitions goes to the handler as one group; while it is handled, the
-    // partitions' next batches wait and then form the next group. Offsets are committed once their group was handled.
+    // partitions' next batches wait and then form the next group. Offsets are committed once their group was handled,
+    // on their own and coalesced, so the next fetch does not wait for a commit per partition.
     subscribeBatches: (subscription, handler) => attempt(async () => {
       const progress = makeProgress()
       let stopping = false
       const consumer = await connectConsumer(subscription)
+      const offsets = makeFinishedOffsets(consumer, log)
       const handleGroup = makeBatchOrOneByOne(handler, { subscription, isStopping: () => stopping, onFinished: progress.finished, log })
       const addToGroup = makeBatchGroups(handleGroup)
       await run(consumer, subscription, {
-        autoCommit: true,
+        autoCommit: false,
         eachBatchAutoResolve: false,
         // Every partition's batch joins the group at once.
         partitionsConsumedConcurrently: options.topics.partitions * topicsOf(subscription.categories).length,
@@ -133,12 +135,14 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
           for (const event of events) progress.received(event)
           await whileBeating(heartbeat, () => addToGroup(events))
           resolveOffset(batch.lastOffset())
+          offsets.finished(batch.topic, batch.partition, Number(batch.lastOffset()))
         },
       })
       return {
         checkpoint: progress.checkpoint,
         stop: async () => {
           stopping = true
+          await offsets.flush()
           await consumer.disconnect()
         },
       }
