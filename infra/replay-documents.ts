@@ -3,6 +3,7 @@ import type { Projection } from '../projections/projection.js'
 import { DocumentNeeded, FoldView, loadNeeded } from '../projections/document-view.js'
 import type { Doc, DocumentStoreService } from '../ports/document-store.js'
 import type { RecordedEvent, StoreUnavailable } from '../ports/event-store.js'
+import type { KeptDocuments } from './kept-documents.js'
 
 /** Documents held in memory during a replay before they are written through to the store (bounds its memory). */
 const HELD_DOCUMENTS = 100_000
@@ -42,9 +43,15 @@ export const replayDocuments = (
    * `false` for collections that were not cleared (the live projector folding one batch): a document not held is
    * then loaded from the store rather than known to be absent, and every deletion reaches the store.
    */
-  options: { readonly cleared?: boolean } = {},
+  options: {
+    readonly cleared?: boolean
+    /** The live projector's documents kept between its transactions (this one's reads and writes are noted in it). */
+    readonly kept?: KeptDocuments
+  } = {},
 ): ReplayDocuments => {
   const cleared = options.cleared ?? true
+  const kept = options.kept
+  kept?.begin()
   /** Per rebuilt collection, the writes not written through yet (null: deleted). */
   const held = new Map<string, Map<string, Doc | null>>()
   /** Per rebuilt collection, the ids the underlying store holds. */
@@ -70,6 +77,8 @@ export const replayDocuments = (
     if (doc !== undefined) return doc === null ? null : Object.freeze(doc)
     const recent = lastWritten.get(collection)!.get(id)
     if (recent !== undefined) return Object.freeze(recent)
+    const known = kept?.lookup(collection, id)
+    if (known !== undefined) return known === null ? null : Object.freeze(known)
     return !cleared || written.get(collection)!.has(id) ? undefined : null
   })
 
@@ -90,8 +99,10 @@ export const replayDocuments = (
         ids.add(id)
         puts.push(doc)
         recent.set(id, doc)
+        kept?.note(name, id, doc)
       } else if (ids.delete(id) || !cleared) {
         deletes.push(id)
+        kept?.note(name, id, null)
       }
     }
     heldCount -= writes.size
@@ -118,9 +129,12 @@ export const replayDocuments = (
     },
     load: (needed) => Effect.map(
       needed.filter !== null && held.has(needed.collection) ? Effect.zipRight(writeThrough(needed.collection), loadNeeded(underlying, needed)) : loadNeeded(underlying, needed),
-      (value) => view.remember(needed, value),
+      (value) => {
+        if (kept !== undefined && needed.id !== null) kept.note(needed.collection, needed.id, value as Doc | null)
+        view.remember(needed, value)
+      },
     ),
     full: () => heldCount > HELD_DOCUMENTS,
-    flush: Effect.forEach([...held.keys()], writeThrough, { discard: true }),
+    flush: Effect.zipRight(Effect.forEach([...held.keys()], writeThrough, { discard: true }), Effect.sync(() => kept?.settled())),
   }
 }

@@ -6,6 +6,7 @@ import type { RecordedEvent } from '../../ports/event-store.js'
 import type { Projection } from '../../projections/projection.js'
 import { readModelsApplied } from '../../projections/read-your-writes.js'
 import { DocumentNeeded } from '../../projections/document-view.js'
+import { keptDocuments } from '../kept-documents.js'
 import { replayDocuments } from '../replay-documents.js'
 import { documentCheckpoints } from './document-checkpoints.js'
 import { retryPauseMs } from './dispatcher.js'
@@ -54,6 +55,8 @@ export const projectInBatches = (
     saved.set(projection.name, own)
   }
   const collections = projections.flatMap((projection) => projection.collections)
+  /** Documents the committed transactions read and wrote, kept for the next ones while nothing else changes them. */
+  const keptDocs = keptDocuments(docs, collections)
   const byCategory = new Map<string, Projection[]>()
   for (const projection of projections) {
     for (const category of projection.categories) byCategory.set(category, [...(byCategory.get(category) ?? []), projection])
@@ -70,7 +73,7 @@ export const projectInBatches = (
       const reached = new Map(positions)
       const folded = new Set<string>()
       // The batch's documents are folded in memory and each written once, at the end, with its last value.
-      const documents = replayDocuments(docs, collections, { cleared: false })
+      const documents = replayDocuments(docs, collections, { cleared: false, kept: keptDocs })
       for (const event of events) {
         const category = streamCategory(event.stream)
         const concerned = options.only ? (options.only.categories.includes(category) ? [options.only] : []) : byCategory.get(category) ?? []
@@ -105,11 +108,13 @@ export const projectInBatches = (
   const commit = async (work: ReturnType<typeof transaction>): Promise<Exit.Exit<unknown, unknown>> => {
     const exit = runSync(work)
     if (Exit.isSuccess(exit)) {
+      keptDocs.committed()
       for (const [name, position] of exit.value.reached) positions.set(name, position)
       for (const [name, position] of exit.value.written) saved.set(name, position)
       readModelsApplied(docs)
       return exit
     }
+    keptDocs.rolledBack()
     const defect = Cause.squash(exit.cause)
     // A projection that waited on something asynchronous holds the transaction open: interrupt it (rolling it back).
     if (Runtime.isAsyncFiberException(defect)) await Effect.runPromise(Fiber.interrupt(defect.fiber))

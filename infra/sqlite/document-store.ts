@@ -62,7 +62,9 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   const insertStmt = db.prepare('insert into docs (collection, id, body) values (?, ?, ?)')
   const deleteStmt = db.prepare('delete from docs where collection = ? and id = ?')
   const clearStmt = db.prepare('delete from docs where collection = ?')
-  const beginStmt = db.prepare('begin')
+  // Immediate: the batch holds the write lock from its start, so what it reads first (and the generation it checks) is
+  // not changed by another connection before it writes.
+  const beginStmt = db.prepare('begin immediate')
   const commitStmt = db.prepare('commit')
   const rollbackStmt = db.prepare('rollback')
   const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })

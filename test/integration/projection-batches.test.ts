@@ -31,6 +31,8 @@ const counting = (name: string, categories: readonly string[]): Projection & { r
     fold: (event, view) => {
       calls.add(event.event_id)
       if (event.type === 'Poison') throw new Error('poison')
+      // A query writes the batch's documents of the collection through first.
+      if (event.type === 'Query') view.find(into, {})
       view.put(into, { _id: event.stream, count: (view.get(into, event.stream)?.count ?? 0) + 1, _position: event.position })
       return undefined
     },
@@ -44,15 +46,18 @@ const open = (dir: string) => {
   const log = sqliteCatchUpLog(store, { pollIntervalMs: 20 })
   const docs = makeSqliteDocumentStore(join(dir, 'readmodels.db'))
   const errors: string[] = []
+  /** Documents the projector read from the store one by one. */
+  const reads = { count: 0 }
+  const counted = { ...docs, get: (collection: string, id: string) => { reads.count++; return docs.get(collection, id) } }
   const start = (projections: readonly Projection[]) => Effect.runPromise(projectInBatches(
-    projections, log, docs, Effect.runSync(Effect.provideService(Effect.runtime<DocumentStore>(), DocumentStore, docs)),
+    projections, log, counted, Effect.runSync(Effect.provideService(Effect.runtime<DocumentStore>(), DocumentStore, docs)),
     (message) => { errors.push(message) },
   ))
   const append = (stream: string, events: NewEvent[]) => Effect.runPromise(store.append(stream, events, 'any'))
   const count = (collection: string, stream: string) => Number(Effect.runSync(docs.get(collection, stream))?.count ?? 0)
   const kept = (name: string) => Number(Effect.runSync(docs.get('checkpoints', name))?.position ?? 0)
   const close = () => { store.db.close(); docs.db.close() }
-  return { store, log, docs, start, append, count, kept, errors, close }
+  return { store, log, docs, reads, start, append, count, kept, errors, close }
 }
 
 const setup = (t: Test) => {
@@ -127,4 +132,45 @@ t.test('a projection resumes from the log checkpoint of its name when that is fu
   await until(() => running.position('jobs') === 3, 'the projection at the end of the log')
   t.equal(jobs.calls.size, 1, 'only the event after the log checkpoint')
   t.equal(p.kept('jobs'), 3)
+})
+
+t.test('documents a batch read or wrote are kept for the next batches, until something else changes them', async (t) => {
+  const { dir, defer } = setup(t)
+  const p = open(dir)
+  defer(p.close)
+  const jobs = counting('jobs', ['job'])
+  const running = await p.start([jobs])
+  defer(running.stop)
+  await p.append('job-1', [newEvent()])
+  await until(() => p.count('jobs', 'job-1') === 1, 'the first event folded')
+  const readsBefore = p.reads.count
+  await p.append('job-1', [newEvent()])
+  await until(() => p.count('jobs', 'job-1') === 2, 'the second event folded')
+  t.equal(p.reads.count, readsBefore, 'the document the batch before wrote is not read again')
+
+  const other = makeSqliteDocumentStore(join(dir, 'readmodels.db'))
+  Effect.runSync(other.put('jobs', { _id: 'job-1', count: 10, _position: 2 }))
+  other.db.close()
+  await p.append('job-1', [newEvent()])
+  await until(() => p.count('jobs', 'job-1') !== 10, 'the third event folded')
+  t.equal(p.count('jobs', 'job-1'), 11, "after another connection's commit, the document is read again")
+
+  Effect.runSync(p.docs.put('jobs', { _id: 'job-1', count: 20, _position: 3 }))
+  await p.append('job-1', [newEvent()])
+  await until(() => p.count('jobs', 'job-1') !== 20, 'the fourth event folded')
+  t.equal(p.count('jobs', 'job-1'), 21, 'after a write outside the projector, the document is read again')
+})
+
+t.test('a batch rolled back after writing documents through leaves none of them kept', async (t) => {
+  const { dir, defer } = setup(t)
+  const p = open(dir)
+  defer(p.close)
+  await p.append('job-1', [newEvent(), newEvent('Query'), newEvent('Poison')])
+  const jobs = counting('jobs', ['job'])
+  const running = await p.start([jobs])
+  defer(running.stop)
+  await until(() => running.position('jobs') === 3, 'the projection past the batch', 20_000)
+  t.equal(p.count('jobs', 'job-1'), 2, 'the two good events folded once each, not on top of the rolled back batch')
+  await p.append('job-1', [newEvent()])
+  await until(() => p.count('jobs', 'job-1') === 3, 'a later event folded on the committed document')
 })
