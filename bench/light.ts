@@ -53,7 +53,8 @@ const runServiceJobs = async (count: number) => {
   return {
     seconds: (performance.now() - started) / 1000, latencies,
     cpuMsPerJob: serviceCpu && serviceCpuAfter ? {
-      service: (serviceCpuAfter.own - serviceCpu.own) / count, client: (serviceCpuAfter.children - serviceCpu.children) / count,
+      service: (serviceCpuAfter.own - serviceCpu.own) / count, mainThread: (serviceCpuAfter.mainThread - serviceCpu.mainThread) / count,
+      client: (serviceCpuAfter.children - serviceCpu.children) / count,
     } : null,
     benchCpuMsPerJob: (benchCpuUsed.user + benchCpuUsed.system) / 1000 / count,
   }
@@ -85,7 +86,7 @@ const svcRate = N / svc.seconds
 const rawRate = N / raw.seconds
 console.log(`bench:light  jobs=${N} concurrency=${CONCURRENCY}`)
 console.log(`service  ${fmt(svcRate)} jobs/s   submit-to-result p50 ${fmt(percentile(svc.latencies, 50))} ms  p99 ${fmt(percentile(svc.latencies, 99))} ms`)
-if (svc.cpuMsPerJob) console.log(`service CPU per job ${fmt(svc.cpuMsPerJob.service, 2)} ms (its light-tier client ${fmt(svc.cpuMsPerJob.client, 2)} ms); bench's own ${fmt(svc.benchCpuMsPerJob, 2)} ms`)
+if (svc.cpuMsPerJob) console.log(`service CPU per job ${fmt(svc.cpuMsPerJob.service, 2)} ms, main thread ${fmt(svc.cpuMsPerJob.mainThread, 2)} ms (its light-tier client ${fmt(svc.cpuMsPerJob.client, 2)} ms); bench's own ${fmt(svc.benchCpuMsPerJob, 2)} ms`)
 console.log(`raw client (through an egress gateway) ${fmt(rawRate)} fetches/s  p50 ${fmt(percentile(raw.latencies, 50))} ms  p99 ${fmt(percentile(raw.latencies, 99))} ms`)
 if (crawlee) console.log(`crawlee HttpCrawler ${fmt(N / crawlee.seconds)} pages/s`)
 else console.log('crawlee HttpCrawler not installed (@crawlee/http is a dev dependency): no Crawlee ratio')
