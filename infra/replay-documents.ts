@@ -47,11 +47,18 @@ export const replayDocuments = (
     readonly cleared?: boolean
     /** The live projector's documents kept between its transactions (this one's reads and writes are noted in it). */
     readonly kept?: KeptDocuments
+    /**
+     * Write-once collections (Projection.writeOnce) of a projector that folds each event once (positions committed with
+     * the documents): a document not held is absent, as only its own event writes it, with a value that event
+     * determines (written again, it is the same).
+     */
+    readonly writeOnce?: ReadonlySet<string>
   } = {},
 ): ReplayDocuments => {
   const cleared = options.cleared ?? true
   const kept = options.kept
   kept?.begin()
+  const writeOnce = options.writeOnce ?? new Set<string>()
   /** Per rebuilt collection, the writes not written through yet (null: deleted). */
   const held = new Map<string, Map<string, Doc | null>>()
   /** Per rebuilt collection, the ids the underlying store holds. */
@@ -77,6 +84,7 @@ export const replayDocuments = (
     if (doc !== undefined) return doc === null ? null : Object.freeze(doc)
     const recent = lastWritten.get(collection)!.get(id)
     if (recent !== undefined) return Object.freeze(recent)
+    if (writeOnce.has(collection)) return null
     const known = kept?.lookup(collection, id)
     if (known !== undefined) return known === null ? null : Object.freeze(known)
     return !cleared || written.get(collection)!.has(id) ? undefined : null
@@ -93,16 +101,17 @@ export const replayDocuments = (
     const deletes: string[] = []
     const recent = new Map<string, Doc>()
     lastWritten.set(name, recent)
+    const keep = writeOnce.has(name) ? undefined : kept
     for (const id of order) {
       const doc = writes.get(id)!
       if (doc !== null) {
         ids.add(id)
         puts.push(doc)
         recent.set(id, doc)
-        kept?.note(name, id, doc)
+        keep?.note(name, id, doc)
       } else if (ids.delete(id) || !cleared) {
         deletes.push(id)
-        kept?.note(name, id, null)
+        keep?.note(name, id, null)
       }
     }
     heldCount -= writes.size

@@ -57,6 +57,7 @@ export const projectInBatches = (
   const collections = projections.flatMap((projection) => projection.collections)
   /** Documents the committed transactions read and wrote, kept for the next ones while nothing else changes them. */
   const keptDocs = keptDocuments(docs, collections)
+  const writeOnce = new Set(projections.flatMap((projection) => projection.writeOnce ?? []))
   const byCategory = new Map<string, Projection[]>()
   for (const projection of projections) {
     for (const category of projection.categories) byCategory.set(category, [...(byCategory.get(category) ?? []), projection])
@@ -73,7 +74,7 @@ export const projectInBatches = (
       const reached = new Map(positions)
       const folded = new Set<string>()
       // The batch's documents are folded in memory and each written once, at the end, with its last value.
-      const documents = replayDocuments(docs, collections, { cleared: false, kept: keptDocs })
+      const documents = replayDocuments(docs, collections, { cleared: false, kept: keptDocs, writeOnce })
       for (const event of events) {
         const category = streamCategory(event.stream)
         const concerned = options.only ? (options.only.categories.includes(category) ? [options.only] : []) : byCategory.get(category) ?? []

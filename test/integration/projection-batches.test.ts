@@ -10,7 +10,7 @@ import { makeSqliteDocumentStore } from '../../infra/sqlite/document-store.js'
 import { makeSqliteEventStore } from '../../infra/sqlite/event-store.js'
 import { DocumentStore } from '../../ports/document-store.js'
 import type { NewEvent } from '../../ports/event-store.js'
-import { collection, type Projection, type Stored } from '../../projections/projection.js'
+import { collection, updateDoc, type Projection, type Stored } from '../../projections/projection.js'
 import { until } from '../contract/event-log.contract.js'
 
 const newEvent = (type = 'Step'): NewEvent => ({
@@ -173,4 +173,28 @@ t.test('a batch rolled back after writing documents through leaves none of them 
   t.equal(p.count('jobs', 'job-1'), 2, 'the two good events folded once each, not on top of the rolled back batch')
   await p.append('job-1', [newEvent()])
   await until(() => p.count('jobs', 'job-1') === 3, 'a later event folded on the committed document')
+})
+
+t.test("a write-once collection's documents are written without reading them first", async (t) => {
+  const { dir, defer } = setup(t)
+  const p = open(dir)
+  defer(p.close)
+  const entries = collection<Stored<{ type: string }>>('entries')
+  const trail: Projection = {
+    name: 'trail', categories: ['job'], collections: [entries.name], writeOnce: [entries.name], indexes: [], concurrency: 1, ordering: 'log',
+    apply: () => Effect.die('the batch reader folds'),
+    foldDecoded: () => { throw new Error('not decoded here') },
+    fold: (event, view) => {
+      updateDoc(view, entries, event.event_id, event, () => ({ type: event.type }))
+      return undefined
+    },
+  }
+  const running = await p.start([trail])
+  defer(running.stop)
+  const readsBefore = p.reads.count
+  const events = [newEvent(), newEvent('Other')]
+  await p.append('job-1', events)
+  await until(() => running.position('trail') === 2, 'both events folded')
+  t.equal(p.reads.count, readsBefore, 'no document read')
+  t.same(Effect.runSync(p.docs.get(entries.name, events[1]!.event_id)), { _id: events[1]!.event_id, type: 'Other', _position: 2 })
 })
