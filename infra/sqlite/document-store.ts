@@ -3,7 +3,7 @@ import { Effect, Layer } from 'effect'
 import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FindOptions } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 import { openDatabase } from './database.js'
-import { checkpointOffThread } from './wal-checkpointer.js'
+import { scopedWithCheckpointsOffThread } from './wal-checkpointer.js'
 
 const SAFE_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/
 
@@ -150,13 +150,4 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
  * The embedded read-model store, its log checkpointed off the thread: its file is opened when the layer is built and
  * closed when it is released.
  */
-export const SqliteDocumentStoreLive = (file: string) => Layer.scoped(DocumentStore, Effect.acquireRelease(
-  Effect.sync(() => {
-    const store = makeSqliteDocumentStore(file)
-    return { store, stopCheckpoints: checkpointOffThread(store.db) }
-  }),
-  ({ store, stopCheckpoints }) => Effect.promise(async () => {
-    await stopCheckpoints()
-    if (store.db.open) store.db.close()
-  }),
-).pipe(Effect.map(({ store }) => store)))
+export const SqliteDocumentStoreLive = (file: string) => Layer.scoped(DocumentStore, scopedWithCheckpointsOffThread(() => makeSqliteDocumentStore(file)))

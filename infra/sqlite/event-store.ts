@@ -8,7 +8,7 @@ import {
 import { openDatabase } from './database.js'
 import { deepFreeze, makeLogTail } from './log-tail.js'
 import { makeStreamCache } from './stream-cache.js'
-import { checkpointOffThread } from './wal-checkpointer.js'
+import { scopedWithCheckpointsOffThread } from './wal-checkpointer.js'
 
 const SCHEMA = `
 create table if not exists events (
@@ -142,13 +142,4 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
 
 /** The store for the lifetime of a scope, its log checkpointed off the thread: its file is closed when the scope closes. */
 export const sqliteEventStore = (file: string): Effect.Effect<SqliteEventStore, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const store = makeSqliteEventStore(file)
-      return { store, stopCheckpoints: checkpointOffThread(store.db) }
-    }),
-    ({ store, stopCheckpoints }) => Effect.promise(async () => {
-      await stopCheckpoints()
-      if (store.db.open) store.db.close()
-    }),
-  ).pipe(Effect.map(({ store }) => store))
+  scopedWithCheckpointsOffThread(() => makeSqliteEventStore(file))

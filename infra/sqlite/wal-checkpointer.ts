@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
+import { Effect, type Scope } from 'effect'
 
 /** How often the worker copies the write-ahead log's new pages into the database file. */
 const CHECKPOINT_EVERY_MS = 200
@@ -59,3 +60,16 @@ export const checkpointOffThread = (db: Database.Database, log: (message: string
     return exited
   }
 }
+
+/** A SQLite store for the lifetime of a scope, its log checkpointed off the thread: its file is closed when the scope closes. */
+export const scopedWithCheckpointsOffThread = <S extends { readonly db: Database.Database }>(open: () => S): Effect.Effect<S, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const store = open()
+      return { store, stopCheckpoints: checkpointOffThread(store.db) }
+    }),
+    ({ store, stopCheckpoints }) => Effect.promise(async () => {
+      await stopCheckpoints()
+      if (store.db.open) store.db.close()
+    }),
+  ).pipe(Effect.map(({ store }) => store))
