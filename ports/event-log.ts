@@ -11,6 +11,11 @@ export interface SubscriptionOptions {
    * handing them to the handler (they count as handled at once), so a handler must ignore any other type it gets.
    */
   readonly types?: readonly string[]
+  /**
+   * Of the events of those types, the ones the handler reacts to, told from the recorded event alone (no read, no
+   * decoding); all when omitted. A log may pass over the others as it does other types, so a handler must ignore them too.
+   */
+  readonly accepts?: (event: RecordedEvent) => boolean
   /** Events of different streams handled at once; one stream's events are always handled in order. */
   readonly concurrency?: number
   /**

@@ -15,6 +15,12 @@ export interface ProcessorDefinition<C extends Category, T extends TypeOf<C>> {
    * not listed does not type-check.
    */
   readonly types: readonly T[]
+  /**
+   * Optional: of the events of the listed types, the ones `handle` may act on, told from the recorded event alone (its
+   * type and raw data; no read, no decoding). The others are passed over as other types are (the embedded log counts
+   * them as handled without scheduling a handler run), so a processor pays nothing for events that are not its own.
+   */
+  readonly accepts?: (recorded: RecordedEvent) => boolean
   /** Reacts to one decoded event of the listed types; switch on `event._tag`. */
   readonly handle: (event: Extract<EventOf<C>, { readonly _tag: T }>, envelope: EventEnvelope) => Promise<void>
   /** Where the reason goes when an event cannot be decoded. */
@@ -25,6 +31,7 @@ export interface Processor {
   readonly name: string
   readonly categories: readonly string[]
   readonly types: readonly string[]
+  readonly accepts?: (recorded: RecordedEvent) => boolean
   /** The subscription's handler: takes recorded events, decodes each of the listed types once, ignores the others. */
   readonly handle: (event: RecordedEvent) => Promise<void>
 }
@@ -35,12 +42,14 @@ export interface Processor {
  */
 export const defineProcessor = <C extends Category, T extends TypeOf<C>>(definition: ProcessorDefinition<C, T>): Processor => {
   const types: ReadonlySet<string> = new Set(definition.types)
+  const accepts = definition.accepts
   return {
     name: definition.name,
     categories: definition.categories,
     types: definition.types,
+    ...(accepts ? { accepts } : {}),
     handle: async (recorded) => {
-      if (!types.has(recorded.type)) return
+      if (!types.has(recorded.type) || (accepts && !accepts(recorded))) return
       const decoded = decodeStored(definition.categories, recorded)
       if (!decoded.ok) {
         definition.log(`${definition.name} skips event ${recorded.event_id} (position ${recorded.position}): ${decoded.reason}`)
@@ -55,4 +64,5 @@ export const defineProcessor = <C extends Category, T extends TypeOf<C>>(definit
 /** The subscription a processor reads: its name, categories and event types, `concurrency` handlers at once. */
 export const subscriptionOf = (processor: Processor, concurrency: number): SubscriptionOptions => ({
   name: processor.name, categories: processor.categories, types: processor.types, concurrency,
+  ...(processor.accepts ? { accepts: processor.accepts } : {}),
 })

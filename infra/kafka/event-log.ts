@@ -93,7 +93,7 @@ export const makeKafkaEventLog = (options: KafkaLogOptions): EventLogService => 
               if (!isRunning() || isStale() || stopping) break
               const event = parse(message)
               // Events of other types count as handled at once, without a handler run or a slot.
-              const relevant = types === null || types.has(event.type)
+              const relevant = (types === null || types.has(event.type)) && (subscription.accepts === undefined || subscription.accepts(event))
               if (relevant) progress.received(event)
               else progress.finished(event)
               const accepted = dispatcher.dispatch(event, relevant, Number(message.offset))

@@ -13,6 +13,8 @@ import { makeSharedReader, type LogRead } from './shared-reader.js'
 export interface CheckpointStore {
   readonly load: (name: string) => Effect.Effect<number, StoreUnavailable>
   readonly save: (name: string, position: number) => Effect.Effect<void, StoreUnavailable>
+  /** Saves several subscribers' checkpoints in one write (what the checkpoint saver does a few times a second). */
+  readonly saveAll: (positions: ReadonlyMap<string, number>) => Effect.Effect<void, StoreUnavailable>
 }
 
 export interface CatchUpOptions {
@@ -84,9 +86,11 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
     subscribe: (subscription, handler) => Effect.map(checkpoints.load(subscription.name), (start) => {
       const categories = subscription.categories ? new Set(subscription.categories) : null
       const types = subscription.types ? new Set(subscription.types) : null
+      const accepts = subscription.accepts
       /** Other events count as handled at once, without a handler run. */
       const isRelevant = (event: RecordedEvent) =>
         (types === null || types.has(event.type)) && (categories === null || categories.has(streamCategory(event.stream)))
+        && (accepts === undefined || accepts(event))
       const checkpoint = saver.track(subscription.name, start)
       let stopped = false
       const dispatcher = makeDispatcher({

@@ -9,6 +9,10 @@ import { scopedEventLog } from './scoped-log.js'
 export const documentCheckpoints = (docs: DocumentStoreService): CheckpointStore => ({
   load: (name) => Effect.map(docs.get('checkpoints', name), (doc) => (doc?.position as number | undefined) ?? 0),
   save: (name, position) => docs.put('checkpoints', { _id: name, position }),
+  saveAll: (positions) => {
+    const checkpoints = [...positions].map(([name, position]) => ({ _id: name, position }))
+    return docs.putMany ? docs.putMany('checkpoints', checkpoints) : Effect.forEach(checkpoints, (doc) => docs.put('checkpoints', doc), { discard: true })
+  },
 })
 
 /** The store's own log for an event store without room for checkpoints (EventStoreDB): catch-up over EventStore. */

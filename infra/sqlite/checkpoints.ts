@@ -26,16 +26,18 @@ export const sqliteCheckpoints = (db: Database.Database): CheckpointStore => {
     })
     return { positions, written }
   }
+  const saveAll = (positions: ReadonlyMap<string, number>) => Effect.tryPromise({
+    try: () => {
+      batch ??= nextBatch()
+      for (const [name, position] of positions) batch.positions.set(name, Math.max(position, batch.positions.get(name) ?? 0))
+      return batch.written
+    },
+    catch: (cause) => new StoreUnavailable({ cause }),
+  })
   return {
     load: (name) => Effect.try({ try: () => get.get(name)?.position ?? 0, catch: (cause) => new StoreUnavailable({ cause }) }),
-    save: (name, position) => Effect.tryPromise({
-      try: () => {
-        batch ??= nextBatch()
-        batch.positions.set(name, Math.max(position, batch.positions.get(name) ?? 0))
-        return batch.written
-      },
-      catch: (cause) => new StoreUnavailable({ cause }),
-    }),
+    save: (name, position) => saveAll(new Map([[name, position]])),
+    saveAll,
   }
 }
 

@@ -42,3 +42,30 @@ t.test('a catch-up subscription with types gets only those; its checkpoint passe
   await until(() => subscription.checkpoint() >= last.position, 'the checkpoint to pass the last event')
   t.same(received.map((event) => event.event_id).sort(), [slow.event_id, fast.event_id].sort(), 'only its categories and types were handed over')
 })
+
+// A subscription that says which events of its types it accepts (from the recorded event alone): the others are passed
+// over like other types, without a handler run, and its checkpoint still passes them.
+t.test('a catch-up subscription with accepts gets only the events it accepts; its checkpoint passes the others', async (t) => {
+  const store = makeMemoryEventStore()
+  const log = memoryCatchUpLog(store, makeMemoryDocumentStore(), { pollIntervalMs: 20 })
+  const appendTo = async (stream: string, data: Record<string, unknown>) => {
+    await Effect.runPromise(store.append(stream, [{ ...newEvent('Ended'), data }], 'any'))
+    return (await Effect.runPromise(store.readStream(stream))).at(-1)!
+  }
+  const mine = await appendTo('job-1', { origins: ['monitor_run'] })
+  await appendTo('job-2', { origins: [] })
+  const received: RecordedEvent[] = []
+  const asked: string[] = []
+  const subscription = await Effect.runPromise(log.subscribe({
+    name: 'accepting', categories: ['job'], types: ['Ended'], concurrency: 4,
+    accepts: (event) => {
+      asked.push(event.stream)
+      return (event.data.origins as string[]).includes('monitor_run')
+    },
+  }, async (event) => { received.push(event) }))
+  t.teardown(() => subscription.stop())
+  const last = await appendTo('job-3', { origins: [] })
+  await until(() => subscription.checkpoint() >= last.position, 'the checkpoint to pass the last event')
+  t.same(received.map((event) => event.event_id), [mine.event_id], 'only the accepted event was handed over')
+  t.same(asked.sort(), ['job-1', 'job-2', 'job-3'], 'each event of its types was asked about once')
+})

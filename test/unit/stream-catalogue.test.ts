@@ -8,7 +8,7 @@ import { SecretBox } from '../../domain/secret-box.js'
 import { CATEGORIES, STREAMS, streamCategory } from '../../domain/streams.js'
 import { KNOWN_CATEGORIES, topicFor } from '../../infra/kafka/topics.js'
 import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
-import { defineProcessor } from '../../processors/processor.js'
+import { defineProcessor, subscriptionOf } from '../../processors/processor.js'
 import { JOBS, jobsProjection } from '../../projections/jobs.js'
 import { DocumentStore } from '../../ports/document-store.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
@@ -78,6 +78,22 @@ t.test('a projection skips an event it cannot decode and goes on with the next',
   t.equal(await Effect.runPromise(docs.get(JOBS.name, 'j3')), null, 'nothing written for an unreadable event')
   await apply(requested)
   t.match(await Effect.runPromise(docs.get(JOBS.name, 'j3')), { status: 'queued', job_type: 'light', _position: requested.position })
+})
+
+t.test('a processor that says which events it accepts is handed only those, and its subscription asks for them alone', async (t) => {
+  const seen: string[] = []
+  const processor = defineProcessor({
+    name: 'processor.accepting', categories: ['job'], types: ['JobStarted'], log: () => {},
+    accepts: (recorded) => recorded.data.attempt === 1,
+    handle: async (event) => { seen.push(`${event.job_id}#${event.attempt}`) },
+  })
+  const first = stored(new JobStarted({ job_id: 'j6', attempt: 1, worker_id: 'w', started_at: NOW }))
+  const retried = stored(new JobStarted({ job_id: 'j6', attempt: 2, worker_id: 'w', started_at: NOW }))
+  const subscription = subscriptionOf(processor, 1)
+  t.same([subscription.accepts?.(first), subscription.accepts?.(retried)], [true, false], 'the subscription passes over what it does not accept')
+  await processor.handle(first)
+  await processor.handle(retried)
+  t.same(seen, ['j6#1'], 'and a log that hands it over anyway reaches no handler')
 })
 
 t.test('a processor handles the decoded events of its types, ignores other types and logs the ones it cannot decode', async (t) => {
