@@ -23,6 +23,8 @@ export interface CatchUpOptions {
   /** Raised after appends in this process, so subscribers do not wait for the next poll. */
   readonly appended?: EventEmitter
   readonly log?: (message: string, detail?: unknown) => void
+  /** The store's readAll answered at once (a store that answers synchronously): read without an effect run. */
+  readonly readAllNow?: (after: number, limit: number) => readonly RecordedEvent[]
 }
 
 const BATCH = 500
@@ -32,10 +34,18 @@ export const makeCatchUpLog = (store: EventStoreService, checkpoints: Checkpoint
   const log = options.log ?? (() => {})
   const wake = makeLogWake(options.pollIntervalMs ?? 200, options.appended)
 
+  const readAllNow = options.readAllNow
   // A store that answers synchronously (SQLite, memory) is read without a promise round per read.
   let answersAtOnce = true
   /** The batch after `after`: at once from a store that answers synchronously, else a promise of it. */
   const readBatch = (after: number): LogRead | Promise<LogRead> => {
+    if (readAllNow) {
+      try {
+        return Either.right(readAllNow(after, BATCH))
+      } catch (error) {
+        return Either.left(error)
+      }
+    }
     const read = Effect.either(store.readAll(after, BATCH))
     if (answersAtOnce) {
       const exit = Effect.runSyncExit(read)

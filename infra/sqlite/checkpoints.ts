@@ -43,4 +43,4 @@ export const sqliteCheckpoints = (db: Database.Database): CheckpointStore => {
 
 /** The embedded fan-out: catch-up over the SQLite log, checkpoints in the same file, woken by local appends. */
 export const sqliteCatchUpLog = (store: SqliteEventStore, options: Omit<CatchUpOptions, 'appended'> = {}) =>
-  makeCatchUpLog(store, sqliteCheckpoints(store.db), { ...options, appended: store.appended })
+  makeCatchUpLog(store, sqliteCheckpoints(store.db), { ...options, appended: store.appended, readAllNow: store.readAllNow })

@@ -49,6 +49,8 @@ const STREAM_CACHE_CAPACITY = 4096
 export interface SqliteEventStore extends EventStoreService {
   readonly db: Database.Database
   readonly appended: EventEmitter
+  /** readAll answered at once, without an effect run (the process's own log readers); throws what readAll fails with. */
+  readonly readAllNow: (after: number, limit: number) => readonly RecordedEvent[]
 }
 
 export const makeSqliteEventStore = (file: string): SqliteEventStore => {
@@ -137,6 +139,13 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
       }).pipe(Effect.tap(() => Effect.sync(() => appended.emit('append')))),
     readStream: (stream) => Effect.try({ try: () => readStream(stream), catch: (cause) => new StoreUnavailable({ cause }) }),
     readAll: (after, limit) => Effect.try({ try: () => readAll(after, limit), catch: (cause) => new StoreUnavailable({ cause }) }),
+    readAllNow: (after, limit) => {
+      try {
+        return readAll(after, limit)
+      } catch (cause) {
+        throw new StoreUnavailable({ cause })
+      }
+    },
   }
 }
 

@@ -37,3 +37,33 @@ t.test('a catch-up log whose checkpoint store cannot be read fails with StoreUna
   const moved = await Effect.runPromise(Effect.either(log.setCheckpoint('p', 10)))
   t.equal(moved._tag === 'Left' && moved.left._tag, 'StoreUnavailable', 'setCheckpoint')
 })
+
+t.test('a catch-up log read at once (readAllNow) logs a read that fails and reads again at the next wake', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'sw-log-failures-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const store = makeSqliteEventStore(join(dir, 'events.db'))
+  const docs = makeSqliteDocumentStore(join(dir, 'docs.db'))
+  t.teardown(() => { store.db.close(); docs.db.close() })
+  let failing = true
+  const logged: string[] = []
+  const log = makeCatchUpLog(store, documentCheckpoints(docs), {
+    pollIntervalMs: 20, appended: store.appended, log: (message) => logged.push(message),
+    readAllNow: (after, limit) => {
+      if (failing) throw new Error('disk gone')
+      return store.readAllNow(after, limit)
+    },
+  })
+  const handled: string[] = []
+  const subscription = await Effect.runPromise(log.subscribe({ name: 'p' }, async (event) => { handled.push(event.type) }))
+  t.teardown(() => subscription.stop())
+  await Effect.runPromise(store.append('job-1', [{
+    event_id: 'e-1', type: 'Tested', org_id: 'o', occurred_at: '2024-05-01T12:00:00.000Z', data: {}, metadata: { correlation_id: 'c', causation_id: null, actor: 't' },
+  }], 'no_stream'))
+  const deadline = Date.now() + 5000
+  while (logged.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.match(logged[0], /could not read the log/, 'the failed read is logged')
+  t.same(handled, [], 'nothing handed over while reads fail')
+  failing = false
+  while (handled.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.same(handled, ['Tested'], 'the event is handed over once the store answers again')
+})
