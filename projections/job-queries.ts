@@ -14,7 +14,7 @@ export const isRunning = (job: JobDoc) => job.status === 'queued' || job.status 
  * answered in the turn of the commit that projects its end, or null once `seconds` have passed on the Clock.
  */
 export const awaitEndedJob = (jobId: string, seconds: number) =>
-  Effect.flatMap(Clock, (clock) => awaitCommitted(JOBS, jobId, (job) => job !== null && !isRunning(job), clock.sleepUntil(new Date(clock.now().getTime() + seconds * 1000))))
+  Effect.flatMap(Clock, (clock) => awaitCommitted(JOBS, jobId, (job) => job !== null && !isRunning(job), { clock, at: new Date(clock.now().getTime() + seconds * 1000) }))
 
 /** Another organization's job is indistinguishable from a missing one. */
 export const getJob = (orgId: string, jobId: string) =>

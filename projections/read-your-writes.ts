@@ -1,4 +1,5 @@
-import { type Cause, Clock, Deferred, Effect, Exit, type Fiber, FiberId } from 'effect'
+import { type Cause, Clock, Deferred, Effect, Exit } from 'effect'
+import type { ClockService } from '../ports/clock.js'
 import { DocumentStore, type Doc, type DocumentStoreService } from '../ports/document-store.js'
 import { EventStore, type RecordedEvent, type StoreUnavailable } from '../ports/event-store.js'
 import { FoldView } from './document-view.js'
@@ -33,8 +34,8 @@ interface Woken {
 interface WokenWaiter {
   readonly id: string
   readonly ready: (doc: Doc | null) => boolean
-  /** When patience runs out (answered null), or null for a waiter whose caller ends the wait itself. */
-  readonly deadline: number | null
+  /** Whether its wait has run out (answered null): asked at every round. */
+  readonly expired: () => boolean
   readonly answer: (outcome: Effect.Effect<Doc | null, StoreUnavailable>) => void
 }
 
@@ -55,7 +56,6 @@ const reached = (position: number) => (doc: Doc | null) => doc !== null && Numbe
 
 /** One synchronous query per collection with waiting requests; answers those caught up, failed, or out of patience. */
 const wokenRound = (docs: DocumentStoreService, known: Woken) => {
-  const now = Date.now()
   for (const [collection, waiters] of known.waiting) {
     const found = Effect.runSyncExit(docs.find(collection, { _id: { $in: [...new Set(waiters.map((w) => w.id))] } }))
     const byId = new Map(Exit.isSuccess(found) ? found.value.map((doc) => [doc._id, doc]) : [])
@@ -64,7 +64,7 @@ const wokenRound = (docs: DocumentStoreService, known: Woken) => {
       else {
         const doc = byId.get(waiter.id) ?? null
         if (waiter.ready(doc)) waiter.answer(Effect.succeed(doc))
-        else if (waiter.deadline !== null && now >= waiter.deadline) waiter.answer(Effect.succeed(null))
+        else if (waiter.expired()) waiter.answer(Effect.succeed(null))
         else return true
       }
       return false
@@ -80,40 +80,23 @@ const wokenRound = (docs: DocumentStoreService, known: Woken) => {
 
 /**
  * Waits on a store whose projections say when they commit, for the document to be `ready`: no fiber, no query per
- * request beyond the first read. `until`, when given, ends the wait (answered null) once it completes.
+ * request beyond the first read; answered null once `expired` says so (asked at every round, so at most
+ * WOKEN_ROUND_PAUSE_MS late).
  */
 const wokenWait = (
-  docs: DocumentStoreService, known: Woken, collection: string, id: string, ready: (doc: Doc | null) => boolean,
-  patience: { readonly deadline: number } | { readonly until: Effect.Effect<void> },
+  docs: DocumentStoreService, known: Woken, collection: string, id: string, ready: (doc: Doc | null) => boolean, expired: () => boolean,
 ) =>
   Effect.flatMap(docs.get(collection, id), (doc) => ready(doc) ? Effect.succeed(doc) : Effect.async<Doc | null, StoreUnavailable>((resume) => {
-    let until: Fiber.RuntimeFiber<void> | null = null
-    const waiter: WokenWaiter = {
-      id, ready, deadline: 'deadline' in patience ? patience.deadline : null,
-      answer: (outcome) => {
-        until?.unsafeInterruptAsFork(FiberId.none)
-        resume(outcome)
-      },
-    }
-    const leave = () => {
-      until?.unsafeInterruptAsFork(FiberId.none)
-      const left = known.waiting.get(collection)?.filter((other) => other !== waiter) ?? []
-      if (left.length > 0) known.waiting.set(collection, left)
-      else known.waiting.delete(collection)
-    }
+    const waiter: WokenWaiter = { id, ready, expired, answer: resume }
     const waiters = known.waiting.get(collection)
     if (waiters) waiters.push(waiter)
     else known.waiting.set(collection, [waiter])
     known.timer ??= setInterval(() => wokenRound(docs, known), WOKEN_ROUND_PAUSE_MS)
-    if ('until' in patience) {
-      until = Effect.runFork(patience.until)
-      until.addObserver((exit) => {
-        if (Exit.isInterrupted(exit)) return
-        leave()
-        resume(Effect.succeed(null))
-      })
-    }
-    return Effect.sync(leave)
+    return Effect.sync(() => {
+      const left = known.waiting.get(collection)?.filter((other) => other !== waiter) ?? []
+      if (left.length > 0) known.waiting.set(collection, left)
+      else known.waiting.delete(collection)
+    })
   }))
 
 /**
@@ -151,9 +134,12 @@ export const waitForPosition = <D extends Stored<object>>(collection: Collection
   Effect.flatMap(DocumentStore, (docs) => {
     const known = woken.get(docs)
     return (known
-      ? wokenWait(docs, known, collection.name, id, reached(position), { deadline: Date.now() + PATIENCE_MS })
+      ? wokenWait(docs, known, collection.name, id, reached(position), outOfPatienceAt(Date.now() + PATIENCE_MS))
       : polledWait(docs, collection.name, id, position)) as Effect.Effect<D | null, StoreUnavailable>
   })
+
+/** A read-your-writes wait's patience: a technical timeout, not business time, so it reads the machine's clock. */
+const outOfPatienceAt = (deadline: number) => () => Date.now() >= deadline
 
 /** Whether the store's projections run in this process and say when they commit (see awaitCommitted). */
 export const readModelsCommitHere = Effect.map(DocumentStore, (docs) => woken.has(docs))
@@ -161,13 +147,18 @@ export const readModelsCommitHere = Effect.map(DocumentStore, (docs) => woken.ha
 /**
  * On a store whose projections commit in this process (readModelsCommitHere): the document once `ready` holds for
  * it, looked at in the turn of each of their commits (and every 50 ms, for writes of other processes), or null once
- * `until` completes. Elsewhere it dies: wait on the log there, which may be ahead of the read models.
+ * `clock` has reached `until` (noticed at the next of those rounds: no timer or fiber of its own). Elsewhere it dies:
+ * wait on the log there, which may be ahead of the read models.
  */
-export const awaitCommitted = <D extends Stored<object>>(collection: Collection<D>, id: string, ready: (doc: D | null) => boolean, until: Effect.Effect<void>) =>
+export const awaitCommitted = <D extends Stored<object>>(
+  collection: Collection<D>, id: string, ready: (doc: D | null) => boolean, until: { readonly clock: ClockService; readonly at: Date },
+) =>
   Effect.flatMap(DocumentStore, (docs) => {
     const known = woken.get(docs)
     if (!known) return Effect.dieMessage('awaitCommitted needs a store whose projections commit in this process')
-    return wokenWait(docs, known, collection.name, id, ready as (doc: Doc | null) => boolean, { until }) as Effect.Effect<D | null, StoreUnavailable>
+    const at = until.at.getTime()
+    const expired = () => until.clock.now().getTime() >= at
+    return wokenWait(docs, known, collection.name, id, ready as (doc: Doc | null) => boolean, expired) as Effect.Effect<D | null, StoreUnavailable>
   })
 
 /** Waits on a store whose projections run elsewhere: a watch per collection polls it. */

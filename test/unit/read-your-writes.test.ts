@@ -1,5 +1,6 @@
 import t from 'tap'
 import { Cause, Effect, Fiber } from 'effect'
+import { makeManualClock } from '../../infra/clock/manual.js'
 import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
 import { DocumentStore } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
@@ -107,24 +108,27 @@ t.test('on such a store, an interrupted request stops waiting, and a failing rea
   t.equal(outcome._tag === 'Left' && outcome.left._tag, 'StoreUnavailable')
 })
 
-t.test('awaitCommitted answers the document once it is ready, at a commit, or null once `until` completes', async (t) => {
+t.test('awaitCommitted answers the document once it is ready, at a commit, or null once the clock reaches `until`', async (t) => {
   const docs = makeMemoryDocumentStore()
   readModelsApplied(docs)
   const run = <A, E>(effect: Effect.Effect<A, E, DocumentStore>) => Effect.runPromise(Effect.provideService(effect, DocumentStore, docs))
   const ended = (doc: { status: string } | null) => doc !== null && doc.status === 'succeeded'
+  const clock = makeManualClock('2026-05-01T10:00:00Z')
+  const until = { clock, at: new Date('2026-05-01T10:00:20Z') }
   await run(docs.put('jobs', { _id: 'j1', status: 'running', _position: 2 }))
-  let release = () => {}
-  const until = Effect.async<void>((resume) => { release = () => resume(Effect.void) })
   const waiting = Effect.runFork(Effect.provideService(awaitCommitted(JOBS, 'j1', ended, until), DocumentStore, docs))
   await new Promise((resolve) => setTimeout(resolve, 10))
   await run(docs.put('jobs', { _id: 'j1', status: 'succeeded', _position: 3 }))
   readModelsApplied(docs)
   t.equal((await Effect.runPromise(Fiber.join(waiting)))?.status, 'succeeded', 'answered at the commit')
   const expiring = Effect.runFork(Effect.provideService(awaitCommitted(JOBS, 'j2', ended, until), DocumentStore, docs))
-  await new Promise((resolve) => setTimeout(resolve, 60))
-  t.equal(expiring.unsafePoll(), null, 'still waiting while `until` has not completed')
-  release()
-  t.equal(await Effect.runPromise(Fiber.join(expiring)), null, 'null once `until` completes')
-  const elsewhere = await Effect.runPromiseExit(Effect.provideService(awaitCommitted(JOBS, 'j1', ended, Effect.void), DocumentStore, makeMemoryDocumentStore()))
+  clock.set('2026-05-01T10:00:19.999Z')
+  await new Promise((resolve) => setTimeout(resolve, 120))
+  t.equal(expiring.unsafePoll(), null, 'still waiting while the clock has not reached `until`')
+  clock.set('2026-05-01T10:00:20Z')
+  const started = Date.now()
+  t.equal(await Effect.runPromise(Fiber.join(expiring)), null, 'null once it has')
+  t.ok(Date.now() - started < 1000, 'noticed at the next round')
+  const elsewhere = await Effect.runPromiseExit(Effect.provideService(awaitCommitted(JOBS, 'j1', ended, until), DocumentStore, makeMemoryDocumentStore()))
   t.ok(elsewhere._tag === 'Failure' && Cause.isDie(elsewhere.cause), 'dies on a store whose projections commit elsewhere')
 })
