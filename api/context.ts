@@ -1,6 +1,7 @@
 import type { Effect } from 'effect'
 import type { Allowlist } from '../domain/address-policy.js'
 import type { OriginOverrides, RecipeCatalogue } from '../domain/recipe/catalogue.js'
+import type { AuditTrail } from '../ports/audit-trail.js'
 import type { BlobStore } from '../ports/blob-store.js'
 import type { Clock } from '../ports/clock.js'
 import type { DocumentStore } from '../ports/document-store.js'
@@ -10,7 +11,7 @@ import type { Usage } from '../ports/usage.js'
 import type { ApiPrincipal } from '../projections/key-queries.js'
 import type { RateWindow } from './rate-window.js'
 
-export type ApiServices = EventStore | DocumentStore | BlobStore | Usage | HostResolver | Clock
+export type ApiServices = EventStore | DocumentStore | BlobStore | Usage | HostResolver | Clock | AuditTrail
 
 /** What the HTTP layer needs from the process: a way to run effects, and settings. */
 export interface ApiContext {

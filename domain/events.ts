@@ -63,6 +63,9 @@ const KNOWN_TYPES = new Set([...TYPES_BY_CATEGORY.values()].flatMap((types) => [
 
 export const isKnownEventType = (type: string): boolean => KNOWN_TYPES.has(type)
 
+/** The event types a category's streams hold (each type belongs to one category: the union is told apart by type). */
+export const eventTypesOf = (category: Category): ReadonlySet<string> => TYPES_BY_CATEGORY.get(category)!
+
 export type StoredDecoding<E> =
   | { readonly ok: true; readonly event: E }
   | { readonly ok: false; readonly reason: string }

@@ -17,6 +17,7 @@ import { MetricsLive } from './metrics/layer.js'
 import { DocumentCheckpointedStoreLogLive } from './log/document-checkpoints.js'
 import { MailLive } from './mail/index.js'
 import { MongoDocumentStoreLive } from './mongo/document-store.js'
+import { AuditTrailOfReadModelLive, ReadModelsLive } from './read-models.js'
 import { SealingEventStore } from './sealing-event-store.js'
 import { SqliteDocumentStoreLive } from './sqlite/document-store.js'
 import { SqliteEventStoreLive } from './sqlite/layer.js'
@@ -47,9 +48,10 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
     : SqliteDocumentStoreLive(join(config.dataDir, 'readmodels.db'))
 
   // The event store with its own log: checkpoints in the SQLite file, or in the document store for EventStoreDB.
+  // SQLite serves the audit trail from its log; otherwise it is a read model (infra/read-models.ts).
   const eventStore = settings.eventStore.kind === 'sqlite'
     ? SqliteEventStoreLive(join(config.dataDir, 'events.db'), catchUp)
-    : DocumentCheckpointedStoreLogLive(catchUp).pipe(Layer.provideMerge(EventStoreDbLive(settings.eventStore.url)))
+    : Layer.mergeAll(DocumentCheckpointedStoreLogLive(catchUp), AuditTrailOfReadModelLive).pipe(Layer.provideMerge(EventStoreDbLive(settings.eventStore.url)))
 
   const clockService = options.clock ?? systemClock
   // Signed URLs expire by the Clock, so a test on a manual clock can see one expire.
@@ -73,7 +75,7 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
   const clock = Layer.succeed(Clock, clockService)
 
   // One Usage per process: its per-organization lock and reservations make this process's admissions see each other.
-  const ports = Layer.mergeAll(eventLog, blobs, mail, UsageFromCounters, hostResolver, clock)
+  const ports = Layer.mergeAll(eventLog, blobs, mail, UsageFromCounters, hostResolver, clock, ReadModelsLive(settings))
     .pipe(Layer.provideMerge(eventStore), Layer.provideMerge(documents))
   // Every append of the process goes through the sealing store; the store's own log reads the raw one.
   const sealed = SealingEventStore(new SecretBox(config.signingSecret)).pipe(Layer.provideMerge(ports))

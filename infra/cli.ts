@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { ManagedRuntime } from 'effect'
+import { Effect, ManagedRuntime } from 'effect'
 import { verifyChain } from '../domain/audit-chain.js'
 import { consoleLogger } from './logger.js'
 import { purgeSweep } from './roles/purger.js'
@@ -7,10 +7,10 @@ import { createApiKey, createOrg, grantApiKeyScopes } from '../commands/orgs.js'
 import { DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
 import { changeOrgPlan, setOrgIpAllowlist, setOrgSummaries } from '../commands/org-settings.js'
 import { SCOPES } from '../domain/scopes.js'
-import { PROJECTIONS } from '../projections/index.js'
 import { loadConfig } from './config.js'
 import { appLayer } from './app-layer.js'
 import { promiseRunner } from './runtime.js'
+import { ReadModels } from './read-models.js'
 import { replayProjections } from './replay.js'
 import { DEFAULT_RECIPES_DIR, lintFile, recipeFiles } from './recipes.js'
 
@@ -99,7 +99,7 @@ const main = async (args: string[]) => {
       process.stdout.write(`${JSON.stringify(verdict)}\n`)
       if (!verdict.ok) process.exitCode = 1
     } else if (args[0] === 'replay') {
-      const counts = await run(replayProjections(PROJECTIONS))
+      const counts = await run(Effect.flatMap(ReadModels, replayProjections))
       process.stdout.write(`${JSON.stringify({ replayed: counts })}\n`)
     } else {
       process.stderr.write(`${usage}\n`)

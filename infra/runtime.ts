@@ -1,4 +1,5 @@
 import { Cause, Effect, Exit, Option, Runtime } from 'effect'
+import type { AuditTrail } from '../ports/audit-trail.js'
 import type { BlobStore } from '../ports/blob-store.js'
 import type { Clock } from '../ports/clock.js'
 import type { DocumentStore } from '../ports/document-store.js'
@@ -7,9 +8,11 @@ import type { EventStore } from '../ports/event-store.js'
 import type { HostResolver } from '../ports/host-resolver.js'
 import type { Mailer, MailOutbox } from '../ports/mail.js'
 import type { Usage } from '../ports/usage.js'
+import type { ReadModels } from './read-models.js'
 
 /** Every port the application layer provides: what commands, projections and processors may require. */
 export type AppServices = EventStore | EventLog | StoreLog | DocumentStore | BlobStore | MailOutbox | Mailer | Usage | HostResolver | Clock
+  | AuditTrail | ReadModels
 
 export type Run<R = AppServices> = <A, E>(effect: Effect.Effect<A, E, R>) => Promise<A>
 

@@ -1,3 +1,5 @@
+import type { Category } from '../domain/streams.js'
+import type { EventEnvelope } from '../ports/event-store.js'
 import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
 
 /** One entry per event of an organization: who did what, when, caused by what. Keyed by event id. */
@@ -14,6 +16,9 @@ export type AuditEntryDoc = Stored<{
 }>
 
 export const AUDIT = collection<AuditEntryDoc>('audit')
+
+/** The categories whose events are the audit trail's entries. */
+export const AUDITED_CATEGORIES = ['org', 'job', 'user', 'webhook-endpoint', 'retention', 'hold'] as const satisfies readonly Category[]
 
 /** Fields that never enter the audit log (secrets and their hashes, bulky payloads). */
 const OMITTED = new Set(['_tag', 'key_hash', 'password_hash', 'token_hash', 'secret', 'spec', 'manifest', 'artifacts'])
@@ -37,23 +42,30 @@ const auditDetail = (event: object): Record<string, unknown> => {
   return detail
 }
 
+/** An event's audit entry as the read model keeps it (its document's fields besides the id and position guard). */
+export const auditFields = (event: { readonly _tag: string }, envelope: EventEnvelope) => ({
+  org_id: envelope.org_id,
+  position: envelope.position,
+  type: event._tag,
+  stream: envelope.stream,
+  occurred_at: envelope.occurred_at,
+  actor: envelope.metadata.actor,
+  correlation_id: envelope.metadata.correlation_id,
+  detail: auditDetail(event),
+})
+
+/**
+ * The audit trail as a read model. Only where the audit trail is not read from the event log itself (scale-out: its
+ * log is Kafka, whose events cannot be queried by organization); embedded, infra/sqlite/audit-trail.ts reads the log.
+ */
 export const auditProjection = defineProjection({
   name: 'projection.audit',
-  categories: ['org', 'job', 'user', 'webhook-endpoint', 'retention', 'hold'],
+  categories: AUDITED_CATEGORIES,
   collections: [AUDIT.name],
   indexes: [{ collection: AUDIT.name, fields: [['org_id', 1], ['position', -1]] }],
   // Keyed by event id: each entry is written once, by its event.
   writeOnce: [AUDIT.name],
   concurrency: 8,
   ordering: 'stream',
-  fold: (event, envelope, view) => updateDoc(view, AUDIT, envelope.event_id, envelope, () => ({
-    org_id: envelope.org_id,
-    position: envelope.position,
-    type: event._tag,
-    stream: envelope.stream,
-    occurred_at: envelope.occurred_at,
-    actor: envelope.metadata.actor,
-    correlation_id: envelope.metadata.correlation_id,
-    detail: auditDetail(event),
-  })),
+  fold: (event, envelope, view) => updateDoc(view, AUDIT, envelope.event_id, envelope, () => auditFields(event, envelope)),
 })

@@ -2,14 +2,15 @@ import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { currentTime } from '../../commands/clock.js'
 import { chainRecord, GENESIS_HASH } from '../../domain/audit-chain.js'
-import type { AuditEntryDoc } from '../../projections/audit.js'
 import { setOrgIpAllowlist } from '../../commands/org-settings.js'
 import { fieldError, ValidationFailed } from '../../domain/errors.js'
 import { monthOf } from '../../domain/limits.js'
 import { validateIpList } from '../../domain/org/key-request.js'
 import { PLANS, type PlanName } from '../../domain/plans.js'
 import { isPlainObject, unknownFields } from '../../domain/validation.js'
-import { auditBatch, getOrg, listAudit, type AuditFilter } from '../../projections/org-queries.js'
+import { getOrg } from '../../projections/org-queries.js'
+import type { AuditFilter } from '../../ports/audit-trail.js'
+import { auditAfter, auditPage } from '../../projections/audit-queries.js'
 import type { OrgDoc } from '../../projections/orgs.js'
 import { admissionUsage } from '../../projections/usage-queries.js'
 import { principalOf, requireApiKey } from '../auth.js'
@@ -65,8 +66,6 @@ const AuditPageSchema = {
 
 const EXPORT_BATCH = 500
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
-
-const auditView = ({ _id, _position, org_id, ...entry }: AuditEntryDoc) => ({ event_id: _id, ...entry })
 
 export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
   app.get('/v1/org', {
@@ -143,8 +142,8 @@ export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     },
   }, async (request) => {
     const { page, per_page, ...filter } = request.query as AuditFilter & { page: number; per_page: number }
-    const { items, total } = await ctx.run(listAudit(principalOf(request).org_id, page, per_page, filterOf(filter)))
-    return { items: items.map(auditView), total, page, per_page }
+    const { items, total } = await ctx.run(auditPage(principalOf(request).org_id, page, per_page, filterOf(filter)))
+    return { items, total, page, per_page }
   })
 
   app.get('/v1/audit-log/export', {
@@ -165,9 +164,9 @@ export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     async function* lines () {
       let prev = GENESIS_HASH
       for (let after = -1; ;) {
-        const batch = await run(auditBatch(orgId, filter, after, EXPORT_BATCH))
+        const batch = await run(auditAfter(orgId, filter, after, EXPORT_BATCH))
         for (const entry of batch) {
-          const record = chainRecord(auditView(entry), prev)
+          const record = chainRecord(entry, prev)
           prev = record.hash
           yield `${JSON.stringify(record)}\n`
         }

@@ -3,16 +3,20 @@ import { DocumentStore, type Doc, type DocumentStoreService } from '../../ports/
 import { EventLog, StoreLog, type EventLogService } from '../../ports/event-log.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
 import { DocumentNeeded, FoldView } from '../../projections/document-view.js'
-import { PROJECTIONS } from '../../projections/index.js'
 import type { Projection } from '../../projections/projection.js'
 import { projectInBatches } from '../log/projection-batches.js'
 import { scopedSubscription, untilScopeCloses } from '../log/scoped-log.js'
 import type { Logger } from '../logger.js'
+import { ReadModels } from '../read-models.js'
 import { Prometheus } from '../metrics/layer.js'
 import { currentRunner } from '../runtime.js'
 
 /** Creates the indexes the projections' queries declare (idempotent), before the read side's first write or query. */
-export const ensureReadModelIndexes = Effect.flatMap(DocumentStore, (docs) => docs.ensureIndexes(PROJECTIONS.flatMap((projection) => projection.indexes)))
+export const ensureReadModelIndexes = Effect.gen(function* () {
+  const docs = yield* DocumentStore
+  const projections = yield* ReadModels
+  yield* docs.ensureIndexes(projections.flatMap((projection) => projection.indexes))
+})
 
 /** Events by stream, each stream's in the order given. */
 const byStream = (events: readonly RecordedEvent[]) => {
@@ -82,15 +86,16 @@ export const projectorRole = (logger: Logger) => Effect.gen(function* () {
   const storeLog = yield* StoreLog
   const eventLog = yield* EventLog
   const docs = yield* DocumentStore
+  const projections = yield* ReadModels
   if (storeLog === eventLog && storeLog.readBatches && docs.atomicBatches) {
     const runtime = yield* Effect.runtime<DocumentStore>()
     const batches = yield* Effect.acquireRelease(
-      projectInBatches(PROJECTIONS, storeLog, docs, runtime, logger.error),
+      projectInBatches(projections, storeLog, docs, runtime, logger.error),
       (running) => Effect.promise(() => running.stop()),
     )
     const metrics = yield* Effect.serviceOption(Prometheus)
     if (Option.isSome(metrics)) {
-      for (const projection of PROJECTIONS) {
+      for (const projection of projections) {
         const untrack = metrics.value.trackSubscriber('store', projection.name, () => batches.position(projection.name))
         yield* Effect.addFinalizer(() => Effect.sync(untrack))
       }
@@ -106,5 +111,5 @@ export const projectorRole = (logger: Logger) => Effect.gen(function* () {
       ? untilScopeCloses(log.subscribeBatches(options, (events) => run(applyBatch(projection, events))))
       : scopedSubscription(log, options, (event) => run(projection.apply(event)))
   }
-  yield* Effect.parallelFinalizers(Effect.forEach(PROJECTIONS, (projection) => subscribe(projection.ordering === 'log' ? storeLog : eventLog, projection), { discard: true }))
+  yield* Effect.parallelFinalizers(Effect.forEach(projections, (projection) => subscribe(projection.ordering === 'log' ? storeLog : eventLog, projection), { discard: true }))
 })

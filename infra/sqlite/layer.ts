@@ -1,17 +1,19 @@
 import { Context, Effect, Layer } from 'effect'
+import { AuditTrail } from '../../ports/audit-trail.js'
 import { StoreLog } from '../../ports/event-log.js'
 import { EventStore } from '../../ports/event-store.js'
 import type { CatchUpOptions } from '../log/catch-up.js'
 import { scopedEventLog } from '../log/scoped-log.js'
+import { makeSqliteAuditTrail } from './audit-trail.js'
 import { sqliteCatchUpLog } from './checkpoints.js'
 import { sqliteEventStore } from './event-store.js'
 
 /**
  * The embedded event store and its own log: catch-up subscriptions with checkpoints in the same SQLite file, woken by
- * this process's appends. Releasing the layer stops the subscriptions, then closes the file.
+ * this process's appends, and the audit trail read from it. Releasing the layer stops the subscriptions, then closes the file.
  */
 export const SqliteEventStoreLive = (file: string, catchUp: Omit<CatchUpOptions, 'appended'>) => Layer.scopedContext(Effect.gen(function* () {
   const store = yield* sqliteEventStore(file)
   const log = yield* scopedEventLog(sqliteCatchUpLog(store, catchUp))
-  return Context.make(EventStore, store).pipe(Context.add(StoreLog, log))
+  return Context.make(EventStore, store).pipe(Context.add(StoreLog, log), Context.add(AuditTrail, makeSqliteAuditTrail(store.db)))
 }))

@@ -8,6 +8,7 @@ import { makeMemoryEventStore, MemoryEventStoreLayer } from '../../infra/memory/
 import { BlobStore } from '../../ports/blob-store.js'
 import { DocumentStore } from '../../ports/document-store.js'
 import { EventStore } from '../../ports/event-store.js'
+import { auditTrailContract, recordIntoReadModel } from './audit-trail.contract.js'
 import { blobStoreContract } from './blob-store.contract.js'
 import { documentStoreContract } from './document-store.contract.js'
 import { eventLogContract } from './event-log.contract.js'
@@ -22,6 +23,8 @@ const built = <I, S>(tag: Context.Tag<I, S>, layer: Layer.Layer<I>) => Effect.ru
 eventStoreContract(t, 'in memory', async () => ({ store: await built(EventStore, MemoryEventStoreLayer), cleanup: nothingToClean }))
 
 documentStoreContract(t, 'in memory', async () => ({ store: await built(DocumentStore, MemoryDocumentStoreLayer), cleanup: nothingToClean }))
+
+auditTrailContract(t, 'read model in the in-memory document store', async () => ({ record: recordIntoReadModel(makeMemoryDocumentStore()), cleanup: nothingToClean }))
 
 blobStoreContract(t, 'in memory', async () => ({ store: await built(BlobStore, MemoryBlobStoreLayer), cleanup: nothingToClean }))
 

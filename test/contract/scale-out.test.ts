@@ -15,6 +15,7 @@ import { sqliteCatchUpLog } from '../../infra/sqlite/checkpoints.js'
 import { makeSqliteEventStore } from '../../infra/sqlite/event-store.js'
 import { acquire } from '../helpers/scoped.js'
 import { PROJECTIONS } from '../../projections/index.js'
+import { auditTrailContract, recordIntoReadModel } from './audit-trail.contract.js'
 import { blobStoreContract } from './blob-store.contract.js'
 import { documentStoreContract } from './document-store.contract.js'
 import { eventLogContract } from './event-log.contract.js'
@@ -37,6 +38,16 @@ whenConfigured('MONGO_URL', 'MongoDB document store', (url) => {
     const database = `contract_${randomUUID().slice(0, 8)}`
     const { value: store, release } = await acquire(mongoDocumentStore({ url, database }))
     return { store, cleanup: release }
+  })
+})
+
+whenConfigured('MONGO_URL', 'MongoDB audit trail', (url) => {
+  auditTrailContract(t, 'read model in the MongoDB-protocol document store (scale-out)', async () => {
+    const database = `audit_${randomUUID().slice(0, 8)}`
+    const { value: docs, release } = await acquire(mongoDocumentStore({ url, database }))
+    // Its queries' index, as the projector's start-up makes it.
+    await Effect.runPromise(docs.ensureIndexes(PROJECTIONS.flatMap((projection) => projection.indexes)))
+    return { record: recordIntoReadModel(docs), cleanup: release }
   })
 })
 

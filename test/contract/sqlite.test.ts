@@ -9,6 +9,8 @@ import { makeStagedTokensDocuments } from '../../infra/mail/staged-tokens-docume
 import { sqliteCatchUpLog } from '../../infra/sqlite/checkpoints.js'
 import { makeSqliteDocumentStore } from '../../infra/sqlite/document-store.js'
 import { makeSqliteEventStore } from '../../infra/sqlite/event-store.js'
+import { makeSqliteAuditTrail } from '../../infra/sqlite/audit-trail.js'
+import { appendAll, auditTrailContract, recordIntoReadModel } from './audit-trail.contract.js'
 import { documentStoreContract } from './document-store.contract.js'
 import { eventLogContract } from './event-log.contract.js'
 import { eventStoreContract } from './event-store.contract.js'
@@ -30,6 +32,22 @@ documentStoreContract(t, 'SQLite', async () => {
   const { file, remove } = tempFile('docs.db')
   const store = makeSqliteDocumentStore(file)
   return { store, cleanup: async () => { store.db.close(); remove() } }
+})
+
+auditTrailContract(t, 'read from the SQLite event log (embedded)', async () => {
+  const { file, remove } = tempFile('events.db')
+  const store = makeSqliteEventStore(file)
+  const record = async (appended: Parameters<typeof appendAll>[1]) => {
+    await appendAll(store, appended)
+    return makeSqliteAuditTrail(store.db)
+  }
+  return { record, cleanup: async () => { store.db.close(); remove() } }
+})
+
+auditTrailContract(t, 'read model in the SQLite document store', async () => {
+  const { file, remove } = tempFile('docs.db')
+  const docs = makeSqliteDocumentStore(file)
+  return { record: recordIntoReadModel(docs), cleanup: async () => { docs.db.close(); remove() } }
 })
 
 eventLogContract(t, 'SQLite catch-up', async () => {
