@@ -24,10 +24,13 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
   // One write group for the whole rebuild, clears included. SQLite: one transaction, so a failed replay leaves the
   // models as they were. MongoDB: writes leave as bulk writes; a failed replay is run again from the start. Inside, the
   // projections fold into memory (rebuildDocuments), and each document is written once with its final value.
-  const after = yield* documents.inBatch(Effect.gen(function* () {
-    for (const collection of collections) yield* documents.clear(collection)
-    return yield* foldLog(projections, documents, counts)
-  }))
+  // SQLite runs that transaction on a thread of its own (inBatchOffThread): this one reads, folds and serializes
+  // while the other inserts, so the rebuild uses both cores.
+  const rebuild = (target: DocumentStoreService) => Effect.gen(function* () {
+    for (const collection of collections) yield* target.clear(collection)
+    return yield* foldLog(projections, target, counts)
+  })
+  const after = yield* (documents.inBatchOffThread ? documents.inBatchOffThread(rebuild) : documents.inBatch(rebuild(documents)))
   // The rebuilt models reflect the log up to `after`: live projectors resume from there.
   const storeLog = yield* StoreLog
   const eventLog = yield* EventLog

@@ -56,6 +56,12 @@ export interface DocumentStoreService {
    */
   readonly inBatch: <A, E, R>(work: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnavailable, R>
   /**
+   * Optional: `inBatch` for exclusive bulk work (replay) whose store side runs on another thread: `work` gets a store
+   * whose writes leave at once (the calling thread only turns documents into the store's form), whose reads see the
+   * work's own writes, all in one batch committed when `work` succeeds and dropped when it fails.
+   */
+  readonly inBatchOffThread?: <A, E, R>(work: (store: DocumentStoreService) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnavailable, R>
+  /**
    * Set by stores whose operations complete synchronously and whose `inBatch` is one all-or-nothing transaction
    * (SQLite): work run synchronously in a batch can then keep a reader's position with its documents, exactly-once.
    */

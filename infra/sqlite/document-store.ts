@@ -3,45 +3,9 @@ import { Effect, Layer } from 'effect'
 import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FindOptions } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 import { openDatabase } from './database.js'
+import { countQuery, findQuery } from './document-queries.js'
+import { inBatchOffThread } from './off-thread-batch.js'
 import { scopedWithCheckpointsOffThread } from './wal-checkpointer.js'
-
-const SAFE_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/
-
-const jsonPath = (field: string): string => {
-  if (!SAFE_PATH.test(field)) throw new Error(`unsafe field path: ${field}`)
-  return field === '_id' ? 'id' : `json_extract(body, '$.${field}')`
-}
-
-const sqlValue = (v: unknown) => (typeof v === 'boolean' ? (v ? 1 : 0) : v)
-
-/** Translates a Filter into SQL; equality on an array field matches any element (as in MongoDB). */
-const whereClause = (filter: Filter): { sql: string; params: unknown[] } => {
-  const parts: string[] = []
-  const params: unknown[] = []
-  for (const [field, value] of Object.entries(filter)) {
-    const expr = jsonPath(field)
-    // As in MongoDB: the value itself matches, or, when the field is an array, any of its elements.
-    const matches = (op: string, values: unknown[]) => {
-      if (field === '_id') { parts.push(`id ${op}`); params.push(...values); return }
-      parts.push(`(${expr} ${op} or (json_type(body, '$.${field}') = 'array' and exists (select 1 from json_each(body, '$.${field}') where json_each.value ${op})))`)
-      params.push(...values, ...values)
-    }
-    if (value === null) parts.push(`${expr} is null`)
-    else if (typeof value !== 'object') matches('= ?', [sqlValue(value)])
-    else if ('$in' in value) {
-      if (value.$in.length === 0) { parts.push('0'); continue }
-      matches(`in (${value.$in.map(() => '?').join(', ')})`, value.$in.map(sqlValue))
-    } else if ('$contains' in value) {
-      parts.push(`instr(unicode_lower(${expr}), unicode_lower(?)) > 0`)
-      params.push(value.$contains)
-    } else {
-      for (const [op, sqlOp] of [['$gt', '>'], ['$gte', '>='], ['$lt', '<'], ['$lte', '<=']] as const) {
-        if (value[op] !== undefined) { parts.push(`${expr} ${sqlOp} ?`); params.push(value[op]) }
-      }
-    }
-  }
-  return { sql: parts.length > 0 ? `where collection = ? and ${parts.join(' and ')}` : 'where collection = ?', params }
-}
 
 /** Prepared query shapes kept (an `$in` of every length is a shape of its own). */
 const MAX_PREPARED = 256
@@ -99,14 +63,8 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   }
 
   const find = (collection: string, filter: Filter, options: FindOptions = {}) => attempt(() => {
-    const where = whereClause(filter)
-    const order = options.sort && options.sort.length > 0
-      ? `order by ${options.sort.map(([f, dir]) => `${jsonPath(f)} ${dir === 'desc' ? 'desc' : 'asc'}`).join(', ')}`
-      : 'order by id'
-    const limit = options.limit === undefined ? -1 : Math.max(0, Math.floor(options.limit))
-    const skip = Math.max(0, Math.floor(options.skip ?? 0))
-    const rows = statement(`select body from docs ${where.sql} ${order} limit ? offset ?`)
-      .all(collection, ...where.params, limit, skip) as { body: string }[]
+    const query = findQuery(collection, filter, options)
+    const rows = statement(query.sql).all(...query.params) as { body: string }[]
     return rows.map((r) => JSON.parse(r.body) as Doc)
   })
 
@@ -122,8 +80,8 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     delete: (collection, id) => attempt(() => { wrote(collection); deleteStmt.run(collection, id) }),
     find,
     count: (collection, filter) => attempt(() => {
-      const where = whereClause(filter)
-      return (statement(`select count(*) as n from docs ${where.sql}`).get(collection, ...where.params) as { n: number }).n
+      const query = countQuery(collection, filter)
+      return (statement(query.sql).get(...query.params) as { n: number }).n
     }),
     clear: (collection) => attempt(() => { wrote(collection); clearStmt.run(collection) }),
     // One table holds every collection, in primary-key order: reads by id need nothing more, and listings are
@@ -143,6 +101,7 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
       }).pipe(Effect.orDie),
     ),
     generation,
+    ...(db.memory ? {} : { inBatchOffThread: inBatchOffThread(db) }),
   }
 }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { Effect } from 'effect'
+import { Effect, Either } from 'effect'
 import { makeCatchUpLog } from '../../infra/log/catch-up.js'
 import { documentCheckpoints } from '../../infra/log/document-checkpoints.js'
 import { makeStagedTokensDocuments } from '../../infra/mail/staged-tokens-documents.js'
@@ -73,6 +73,44 @@ mailOutboxContract(t, 'staged tokens in the SQLite document store', async () => 
   const { file, remove } = tempFile('docs.db')
   const docs = makeSqliteDocumentStore(file)
   return { outbox: makeStagedTokensDocuments(docs), cleanup: async () => { docs.db.close(); remove() } }
+})
+
+t.test('SQLite: a batch run off the thread reads its own writes and commits only when its work succeeds', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'sw-batch-'))
+  const store = makeSqliteDocumentStore(join(dir, 'docs.db'))
+  t.teardown(() => { store.db.close(); rmSync(dir, { recursive: true, force: true }) })
+  const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
+  const offThread = store.inBatchOffThread!
+  await run(store.putMany!('c', [{ _id: 'kept', n: 1, team: 'red' }, { _id: 'gone', n: 0, team: 'red' }]))
+
+  const seen = await run(offThread((batch) => Effect.gen(function* () {
+    yield* batch.insertMany!('c', [{ _id: 'new', n: 5, team: 'blue' }])
+    yield* batch.putMany!('c', [{ _id: 'kept', n: 2, team: 'blue' }])
+    yield* batch.delete('c', 'gone')
+    return {
+      kept: yield* batch.get('c', 'kept'), gone: yield* batch.get('c', 'gone'),
+      blue: yield* batch.find('c', { team: 'blue' }, { sort: [['n', 'desc']] }), count: yield* batch.count('c', {}),
+      outside: yield* store.get('c', 'kept'),
+    }
+  })))
+  t.same(seen, {
+    kept: { _id: 'kept', n: 2, team: 'blue' }, gone: null,
+    blue: [{ _id: 'new', n: 5, team: 'blue' }, { _id: 'kept', n: 2, team: 'blue' }], count: 2,
+    outside: { _id: 'kept', n: 1, team: 'red' },
+  }, 'its reads see its writes; the store\'s own connection does not until the commit')
+  t.same(await run(store.find('c', {}, { sort: [['_id', 'asc']] })), [{ _id: 'kept', n: 2, team: 'blue' }, { _id: 'new', n: 5, team: 'blue' }], 'committed')
+
+  const failed = await run(Effect.either(offThread((batch) => Effect.zipRight(batch.clear('c'), Effect.fail('stop' as const)))))
+  t.same(failed, Either.left('stop'), 'the work\'s failure')
+  t.equal(await run(store.count('c', {})), 2, 'a failed work leaves nothing of its writes')
+
+  const duplicate = await run(Effect.either(offThread((batch) => Effect.gen(function* () {
+    yield* batch.clear('c')
+    yield* batch.insertMany!('c', [{ _id: 'kept', n: 3 }, { _id: 'kept', n: 4 }])
+  }))))
+  t.equal(duplicate._tag, 'Left', 'a statement that failed on the thread fails the batch')
+  t.equal(await run(store.count('c', {})), 2, 'and leaves nothing of its writes')
+  t.same(await run(store.get('c', 'kept')), { _id: 'kept', n: 2, team: 'blue' })
 })
 
 t.test('SQLite: a failing batch leaves none of its writes', async (t) => {

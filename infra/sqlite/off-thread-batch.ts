@@ -1,0 +1,176 @@
+import type Database from 'better-sqlite3'
+import { createRequire } from 'node:module'
+import { Worker } from 'node:worker_threads'
+import { Effect } from 'effect'
+import type { Doc, DocumentStoreService, Filter, FindOptions } from '../../ports/document-store.js'
+import { StoreUnavailable } from '../../ports/event-store.js'
+import { countQuery, findQuery } from './document-queries.js'
+
+/**
+ * Body of the writer thread, plain JavaScript run with `eval: true` (no TypeScript loader in the thread). It holds one
+ * transaction on its own connection from `begin` to `end`, and runs the statements it is sent in order, so a read
+ * sees every write sent before it. After a failed statement it runs nothing more and answers every request with that
+ * failure; `end` then rolls back.
+ */
+const WRITER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads')
+const Database = require(workerData.driver)
+const db = new Database(workerData.file, { fileMustExist: true })
+db.pragma('busy_timeout = 10000')
+db.pragma('synchronous = NORMAL')
+db.pragma('cache_size = -65536')
+db.function('unicode_lower', { deterministic: true }, (v) => (typeof v === 'string' ? v.toLocaleLowerCase('und') : v))
+const statements = new Map()
+const statement = (sql) => {
+  let found = statements.get(sql)
+  if (!found) statements.set(sql, (found = db.prepare(sql)))
+  return found
+}
+let failure = null
+const answer = (id, value) => parentPort.postMessage({ id, value })
+parentPort.on('message', (message) => {
+  if (message.op === 'end') {
+    let error = failure
+    try {
+      if (db.inTransaction) db.exec(message.commit && failure === null ? 'commit' : 'rollback')
+    } catch (cause) { error = error ?? cause }
+    db.close()
+    parentPort.postMessage({ id: message.id, error: error === null ? null : String(error && error.stack || error) })
+    parentPort.close()
+    return
+  }
+  if (failure !== null) {
+    if (message.id !== undefined) parentPort.postMessage({ id: message.id, error: String(failure && failure.stack || failure) })
+    return
+  }
+  try {
+    if (message.op === 'begin') { db.exec('begin immediate'); answer(message.id, null) }
+    else if (message.op === 'write') {
+      const run = statement(message.sql)
+      for (const params of message.rows) run.run(...params)
+      parentPort.postMessage({ written: message.bytes })
+    } else if (message.op === 'all') answer(message.id, statement(message.sql).all(...message.params))
+    else if (message.op === 'get') answer(message.id, statement(message.sql).get(...message.params) ?? null)
+  } catch (cause) {
+    failure = cause
+    if (message.id !== undefined) parentPort.postMessage({ id: message.id, error: String(cause && cause.stack || cause) })
+  }
+})
+`
+
+const driver = createRequire(import.meta.url).resolve('better-sqlite3')
+
+/** Bytes of documents sent and not yet written, beyond which a write waits for the thread (bounds the queue's memory). */
+const MAX_UNWRITTEN_BYTES = 64 * 1024 * 1024
+
+const INSERT = 'insert into docs (collection, id, body) values (?, ?, ?)'
+const PUT = 'insert into docs (collection, id, body) values (?, ?, ?) on conflict(collection, id) do update set body = excluded.body'
+const DELETE = 'delete from docs where collection = ? and id = ?'
+const CLEAR = 'delete from docs where collection = ?'
+const GET = 'select body from docs where collection = ? and id = ?'
+
+interface Reply {
+  readonly id?: number
+  readonly value?: unknown
+  readonly error?: string | null
+  readonly written?: number
+}
+
+/**
+ * Runs `work` on a document store whose statements run on a thread of their own, in one transaction of the SQLite
+ * file: committed when `work` succeeds, rolled back when it (or any of its statements) fails, as `inBatch`. This
+ * process's thread turns documents into JSON and sends them; the inserts, the B-tree and the commit's writes happen
+ * on the other core. Writes answer at once (their failure fails the commit); reads wait for the thread, which has run
+ * every write sent before them. For exclusive bulk work (replay): the thread holds the file's write lock throughout,
+ * and the store given to `work` offers no batches, generations nor `create`.
+ */
+export const inBatchOffThread = (db: Database.Database) => <A, E, R>(work: (store: DocumentStoreService) => Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.tryPromise({ try: () => openWriter(db.name), catch: (cause) => new StoreUnavailable({ cause }) }),
+    (writer) => Effect.zipLeft(work(writer.store), writer.end(true)),
+    (writer) => Effect.orDie(writer.end(false)),
+  )
+
+const openWriter = async (file: string) => {
+  const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { driver, file } })
+  const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
+  let nextId = 0
+  let unwritten = 0
+  let drained: (() => void) | null = null
+  let gone: Error | null = null
+  const failAll = (error: Error) => {
+    gone = error
+    for (const { reject } of waiting.values()) reject(error)
+    waiting.clear()
+    drained?.()
+  }
+  worker.on('message', (reply: Reply) => {
+    if (reply.written !== undefined) {
+      unwritten -= reply.written
+      if (unwritten <= MAX_UNWRITTEN_BYTES && drained) { drained(); drained = null }
+      return
+    }
+    const pending = waiting.get(reply.id!)
+    if (!pending) return
+    waiting.delete(reply.id!)
+    if (reply.error) pending.reject(new Error(`the replay's writer thread: ${reply.error}`))
+    else pending.resolve(reply.value)
+  })
+  worker.on('error', (error) => failAll(error))
+  worker.on('exit', (code) => failAll(new Error(`the replay's writer thread exited (${code})`)))
+  const request = (message: Record<string, unknown>) => new Promise<unknown>((resolve, reject) => {
+    if (gone) return reject(gone)
+    const id = nextId++
+    waiting.set(id, { resolve, reject })
+    worker.postMessage({ ...message, id })
+  })
+  const ask = <A>(message: Record<string, unknown>) =>
+    Effect.tryPromise({ try: () => request(message) as Promise<A>, catch: (cause) => new StoreUnavailable({ cause }) })
+  const write = (sql: string, rows: readonly unknown[][], bytes: number): Effect.Effect<void, StoreUnavailable> => {
+    if (rows.length === 0) return Effect.void
+    if (gone) return Effect.fail(new StoreUnavailable({ cause: gone }))
+    worker.postMessage({ op: 'write', sql, rows, bytes })
+    unwritten += bytes
+    if (unwritten <= MAX_UNWRITTEN_BYTES) return Effect.void
+    return Effect.promise(() => new Promise<void>((resolve) => { drained = resolve }))
+  }
+  const writeDocs = (sql: string, collection: string, docs: readonly Doc[]) => Effect.suspend(() => {
+    let bytes = 0
+    const rows = docs.map((doc) => {
+      const body = JSON.stringify(doc)
+      bytes += body.length
+      return [collection, doc._id, body]
+    })
+    return write(sql, rows, bytes)
+  })
+  const find = (collection: string, filter: Filter, options?: FindOptions) => {
+    const query = findQuery(collection, filter, options)
+    return Effect.map(ask<{ body: string }[]>({ op: 'all', ...query }), (rows) => rows.map((row) => JSON.parse(row.body) as Doc))
+  }
+  const store: DocumentStoreService = {
+    get: (collection, id) => Effect.map(ask<{ body: string } | null>({ op: 'get', sql: GET, params: [collection, id] }), (row) => (row ? JSON.parse(row.body) as Doc : null)),
+    put: (collection, doc) => writeDocs(PUT, collection, [doc]),
+    putMany: (collection, docs) => writeDocs(PUT, collection, docs),
+    insertMany: (collection, docs) => writeDocs(INSERT, collection, docs),
+    delete: (collection, id) => write(DELETE, [[collection, id]], 0),
+    clear: (collection) => write(CLEAR, [[collection]], 0),
+    find,
+    count: (collection, filter) => Effect.map(ask<{ n: number }>({ op: 'get', ...countQuery(collection, filter) }), (row) => row.n),
+    ensureIndexes: () => Effect.void,
+    inBatch: (work) => work,
+  }
+  await request({ op: 'begin' }).catch(async (error: unknown) => {
+    await worker.terminate()
+    throw error
+  })
+  let ended = false
+  return {
+    store,
+    /** Commits (or rolls back) and closes the thread's connection; a commit answers the first failure of the batch. */
+    end: (commit: boolean) => Effect.suspend(() => {
+      if (ended) return Effect.void
+      ended = true
+      return ask<void>({ op: 'end', commit }).pipe(Effect.ensuring(Effect.promise(() => worker.terminate())))
+    }),
+  }
+}
