@@ -116,10 +116,8 @@ export const replayDocuments = (
     }
     heldCount -= writes.size
     writes.clear()
-    return Effect.zipRight(
-      underlying.putMany ? underlying.putMany(name, puts) : Effect.forEach(puts, (doc) => underlying.put(name, doc), { discard: true }),
-      Effect.forEach(deletes, (id) => underlying.delete(name, id), { discard: true }),
-    )
+    const stored = underlying.putMany ? underlying.putMany(name, puts) : Effect.forEach(puts, (doc) => underlying.put(name, doc), { discard: true })
+    return deletes.length === 0 ? stored : Effect.zipRight(stored, Effect.forEach(deletes, (id) => underlying.delete(name, id), { discard: true }))
   })
 
   return {
@@ -144,6 +142,10 @@ export const replayDocuments = (
       },
     ),
     full: () => heldCount > HELD_DOCUMENTS,
-    flush: Effect.zipRight(Effect.forEach([...held.keys()], writeThrough, { discard: true }), Effect.sync(() => kept?.settled())),
+    // Only the collections with writes held: a live batch touches a few of the projections' many collections.
+    flush: Effect.zipRight(
+      Effect.suspend(() => Effect.forEach([...held].flatMap(([name, writes]) => (writes.size > 0 ? [name] : [])), writeThrough, { discard: true })),
+      Effect.sync(() => kept?.settled()),
+    ),
   }
 }

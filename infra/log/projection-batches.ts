@@ -100,7 +100,7 @@ export const projectInBatches = (
         reached.set(name, now)
         if (now > saved.get(name)! && (options.saveAll || folded.has(name) || now - saved.get(name)! >= SAVE_LAG)) written.set(name, now)
       }
-      for (const [name, position] of written) yield* kept.save(name, position)
+      if (written.size > 0) yield* kept.saveAll(written)
       return { reached, written }
     }))
 
