@@ -5,8 +5,12 @@ import type { Projection } from '../projections/projection.js'
 import type { Doc, DocumentStoreService } from '../ports/document-store.js'
 import type { RecordedEvent, StoreUnavailable } from '../ports/event-store.js'
 
-/** Documents held in memory during a rebuild before they are written through to the store (bounds its memory). */
-const HELD_DOCUMENTS = 100_000
+/**
+ * Documents held in memory during a rebuild before they are written through to the store: bounds its memory, and sets
+ * how often a store that writes on another thread (SQLite's inBatchOffThread) gets work while the fold goes on, rather
+ * than all of it at the end. Documents read again after a write-through are answered from the last one's, or loaded.
+ */
+const HELD_DOCUMENTS = 25_000
 
 /** A collection whose documents a fold may read back: its writes are held, and reach the store once, with their last value. */
 interface HeldCollection {

@@ -19,6 +19,8 @@ const db = new Database(workerData.file, { fileMustExist: true })
 db.pragma('busy_timeout = 10000')
 db.pragma('synchronous = NORMAL')
 db.pragma('cache_size = -65536')
+// As the store's own connection: where a checkpointer thread copies the log into the file, this commit leaves it that work.
+db.pragma('wal_autocheckpoint = ' + workerData.autocheckpoint)
 db.function('unicode_lower', { deterministic: true }, (v) => (typeof v === 'string' ? v.toLocaleLowerCase('und') : v))
 const statements = new Map()
 const statement = (sql) => {
@@ -86,13 +88,16 @@ interface Reply {
  */
 export const inBatchOffThread = (db: Database.Database) => <A, E, R>(work: (store: DocumentStoreService) => Effect.Effect<A, E, R>) =>
   Effect.acquireUseRelease(
-    Effect.tryPromise({ try: () => openWriter(db.name), catch: (cause) => new StoreUnavailable({ cause }) }),
+    Effect.tryPromise({
+      try: () => openWriter(db.name, db.pragma('wal_autocheckpoint', { simple: true }) as number),
+      catch: (cause) => new StoreUnavailable({ cause }),
+    }),
     (writer) => Effect.zipLeft(work(writer.store), writer.end(true)),
     (writer) => Effect.orDie(writer.end(false)),
   )
 
-const openWriter = async (file: string) => {
-  const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { driver, file } })
+const openWriter = async (file: string, autocheckpoint: number) => {
+  const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { driver, file, autocheckpoint } })
   const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
   let nextId = 0
   let unwritten = 0
