@@ -17,8 +17,11 @@ export type JobDoc = Stored<{
   readonly tags: readonly string[]
   readonly idempotency_token: string | null
   readonly credit_weight: number
-  /** As recorded: a customer proxy password is sealed. */
-  readonly spec: JobSpec
+  /**
+   * Recipe runs: the spec's recipe block (which recipe, contract and implementation); null for other jobs. The rest of
+   * the spec (about 1 KB with its defaults) stays in the job's JobRequested: nothing reads it from the record.
+   */
+  readonly recipe: RecipeBlock | null
   readonly created_at: string
   readonly started_at: string | null
   readonly finished_at: string | null
@@ -31,6 +34,11 @@ export type JobDoc = Stored<{
   readonly recipe_run?: RecipeRunRecord | null
 }>
 
+type RecipeBlock = NonNullable<JobSpec['recipe']>
+
+/** The recipe block of a job's record, also of a record written before it was kept apart (it held the whole spec). */
+export const recipeBlockOf = (doc: JobDoc): RecipeBlock | null => doc.recipe ?? (doc as { readonly spec?: JobSpec }).spec?.recipe ?? null
+
 export const JOBS = collection<JobDoc>('jobs')
 /** Tombstones of purged jobs: an event of such a job delivered again (or replayed) never brings its record back. */
 export const PURGED_JOBS = collection<Stored<{ readonly org_id: string; readonly purged_at: string }>>('jobs_purged')
@@ -41,7 +49,7 @@ export const requestedJobDoc = (requested: JobRequested, position = 0): JobDoc =
   job_id: requested.job_id, org_id: requested.org_id, api_key_id: requested.api_key_id, status: 'queued',
   job_type: requested.spec.job_type, target_url: requested.spec.target_url, tags: requested.spec.tags,
   idempotency_token: requested.spec.idempotency_token ?? null, credit_weight: requested.credit_weight,
-  spec: requested.spec, created_at: requested.requested_at, started_at: null, finished_at: null, attempts: 0,
+  recipe: requested.spec.recipe ?? null, created_at: requested.requested_at, started_at: null, finished_at: null, attempts: 0,
   failure_reason: null, failure_message: null, manifest: null, artifacts: [],
 })
 

@@ -1,4 +1,4 @@
-import type { JobDoc } from '../../projections/jobs.js'
+import { recipeBlockOf, type JobDoc } from '../../projections/jobs.js'
 
 /** The public job record: internal fields (blob keys, org id) and credentials never leave the service. */
 export const jobView = (doc: JobDoc) => ({
@@ -24,7 +24,7 @@ export const jobView = (doc: JobDoc) => ({
 
 /** Recipe runs: which recipe ran and how it ended; `output` for the outcomes that have one (SPEC 2.10 result object). */
 const recipeFields = (doc: JobDoc) => {
-  const block = doc.spec.recipe
+  const block = recipeBlockOf(doc)
   if (!block) return {}
   const run = doc.recipe_run ?? null
   return {

@@ -9,7 +9,7 @@ import { recipeJobSpec } from '../../domain/recipe/job-spec.js'
 import { checkRunRequest, parseRunRequest, planRunsRecipe } from '../../domain/recipe/run-request.js'
 import type { Contract, Recipe } from '../../domain/recipe/types.js'
 import { NotFound } from '../../domain/errors.js'
-import { JOBS } from '../../projections/jobs.js'
+import { JOBS, recipeBlockOf } from '../../projections/jobs.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
 import { recipeHealthOf } from '../../projections/recipe-health.js'
 import type { RecipeHealth } from '../../domain/recipe/health.js'
@@ -153,7 +153,7 @@ export const recipeRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
       return reply.code(201).send({ job_id: admission.job_id, status: 'queued', recipe: { slug, contract: block.contract, impl: block.impl } })
     }
     if (!current) throw new StateConflict({ code: 'idempotent_request_in_progress', message: 'a request with this idempotency_token is being processed; retry shortly' })
-    const original = current.spec.recipe
+    const original = recipeBlockOf(current)
     return reply.code(200).header('Idempotent-Replayed', 'true').send({
       job_id: current.job_id, status: current.status,
       recipe: original ? { slug: original.slug, contract: original.contract, impl: original.impl } : null,
