@@ -4,6 +4,7 @@ import { loadJob } from '../commands/jobs.js'
 import { loadMonitor, runMonitorCommand } from '../commands/monitors.js'
 import type { Allowlist } from '../domain/address-policy.js'
 import type { JobFailed, JobSucceeded } from '../domain/job/events.js'
+import { mayBeFrom } from '../domain/job/origins.js'
 import type { MonitorCommand } from '../domain/monitor/decider.js'
 import { monitorRunJob } from '../domain/monitor/run-job.js'
 import { monitorRunOf, runOutcome } from '../domain/monitor/run-outcome.js'
@@ -104,7 +105,7 @@ export const makeMonitorRunsProcessor = (options: MonitorRunsOptions, run: Run<E
           return
         case 'JobSucceeded':
         case 'JobFailed':
-          await run(complete(event, envelope))
+          if (mayBeFrom(event, 'monitor_run')) await run(complete(event, envelope))
           return
         default:
           return

@@ -2,6 +2,7 @@ import { Effect } from 'effect'
 import { jobEnd } from '../commands/job-ends.js'
 import { completeScrape, recordScrapeRequested } from '../commands/scrapes.js'
 import type { JobRequested } from '../domain/job/events.js'
+import { mayBeFrom } from '../domain/job/origins.js'
 import { scrapeOfJob } from '../domain/scrape/job-origin.js'
 import { STREAMS } from '../domain/streams.js'
 import { EventStore, type EventEnvelope } from '../ports/event-store.js'
@@ -45,7 +46,7 @@ export const makeScrapeRecorder = (options: { readonly log: (message: string, de
           return repair(event, envelope)
         case 'JobSucceeded':
         case 'JobFailed':
-          return record(event.job_id, envelope)
+          return mayBeFrom(event, 'scrape') ? record(event.job_id, envelope) : undefined
         case 'ScrapeRequested':
           return record(event.job_id, envelope)
       }

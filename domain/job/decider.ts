@@ -8,6 +8,7 @@ import {
   type ArtifactRecord, type JobEvent, type Manifest, type PurgeReason,
 } from './events.js'
 import type { JobSpec } from './spec.js'
+import { jobOrigins } from './origins.js'
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed'
 
@@ -132,12 +133,12 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
         return Either.right([new JobStarted({ job_id: command.job_id, attempt: state.attempt + 1, worker_id: command.worker_id, started_at: command.now }, CHECKED_WHEN_ENCODED)])
       case 'SucceedJob':
         if (state.status !== 'running') return Either.left(new StateConflict({ code: 'job_not_running', message: 'job is not running' }))
-        return Either.right([new JobSucceeded({ job_id: command.job_id, manifest: command.manifest, artifacts: command.artifacts, finished_at: command.now, ...(command.recipe ? { recipe: command.recipe } : {}) }, CHECKED_WHEN_ENCODED)])
+        return Either.right([new JobSucceeded({ job_id: command.job_id, manifest: command.manifest, artifacts: command.artifacts, finished_at: command.now, ...(command.recipe ? { recipe: command.recipe } : {}), origins: jobOrigins(state.spec) }, CHECKED_WHEN_ENCODED)])
       case 'FailJob':
         return Either.right([new JobFailed({
           job_id: command.job_id, failure_reason: command.failure_reason, message: command.message,
           ...(command.manifest ? { manifest: command.manifest } : {}), ...(command.artifacts ? { artifacts: command.artifacts } : {}),
-          finished_at: command.now, ...(command.recipe ? { recipe: command.recipe } : {}),
+          finished_at: command.now, ...(command.recipe ? { recipe: command.recipe } : {}), origins: jobOrigins(state.spec),
         }, CHECKED_WHEN_ENCODED)])
     }
   },

@@ -17,6 +17,17 @@ export type ArtifactRecord = typeof ArtifactRecord.Type
 export const Manifest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 export type Manifest = typeof Manifest.Type
 
+/**
+ * The services a job was submitted for, as its spec says (a v1 monitor's run, a content monitor's run, a user's
+ * scrape): the processors that finish such runs tell their jobs from the terminal event alone, instead of loading the
+ * stream of every job that ends.
+ */
+export const JobOrigin = Schema.Literal('monitor_run', 'content_monitor_run', 'scrape')
+export type JobOrigin = typeof JobOrigin.Type
+
+/** Absent on terminal events recorded before it was added: whoever needs to know then loads the job. */
+const origins = Schema.optional(Schema.Array(JobOrigin))
+
 export class JobRequested extends Schema.TaggedClass<JobRequested>()('JobRequested', {
   job_id: Schema.String,
   org_id: Schema.String,
@@ -41,6 +52,7 @@ export class JobSucceeded extends Schema.TaggedClass<JobSucceeded>()('JobSucceed
   finished_at: Schema.String,
   /** Recipe runs: the outcome, output and credits charged. */
   recipe: Schema.optional(RecipeRunRecord),
+  origins,
 }) {}
 
 export class JobFailed extends Schema.TaggedClass<JobFailed>()('JobFailed', {
@@ -52,6 +64,7 @@ export class JobFailed extends Schema.TaggedClass<JobFailed>()('JobFailed', {
   finished_at: Schema.String,
   /** Recipe runs: the outcome (never billed on a failed job) and why. */
   recipe: Schema.optional(RecipeRunRecord),
+  origins,
 }) {}
 
 /** A user asked to delete a finished job (DELETE /v1/jobs/{id}); the purger carries it out unless a legal hold covers it. */

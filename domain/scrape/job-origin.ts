@@ -1,4 +1,5 @@
 import type { JobRequested } from '../job/events.js'
+import type { JobSpec } from '../job/spec.js'
 import type { ScrapeBackend, ScrapeRequested } from './events.js'
 import { BACKEND_TIERS } from './request.js'
 
@@ -8,6 +9,9 @@ const REQUESTER_TAG_PREFIX = 'scrape-by:'
 export const scrapeRequesterTag = (userId: string) => `${REQUESTER_TAG_PREFIX}${userId}`
 
 const BACKEND_OF_TIER = new Map(Object.entries(BACKEND_TIERS).map(([backend, tier]) => [tier, backend as ScrapeBackend]))
+
+/** Whether a job may be a scrape's: its spec names the user who asked for it (every scrape's job does). */
+export const isScrapeJob = (spec: JobSpec) => spec.tags.some((tag) => tag.startsWith(REQUESTER_TAG_PREFIX))
 
 /**
  * The ScrapeRequested a scrape's admitted job implies, from the job's own JobRequested (null for other jobs): the

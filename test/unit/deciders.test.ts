@@ -3,6 +3,7 @@ import { scenario as scenarioOf } from '../helpers/given-when-then.js'
 import { fold } from '../../domain/decider.js'
 import { jobDecider, type JobCommand } from '../../domain/job/decider.js'
 import { JobFailed, JobRequested, JobStarted, JobSucceeded, type ArtifactRecord } from '../../domain/job/events.js'
+import { mayBeFrom } from '../../domain/job/origins.js'
 import { validateJobSpec, type JobSpec } from '../../domain/job/spec.js'
 import { orgDecider, type OrgCommand } from '../../domain/org/decider.js'
 import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, OrgPlanChanged, type KeyLimits } from '../../domain/org/events.js'
@@ -31,8 +32,8 @@ const fail: JobCommand = { _tag: 'FailJob', job_id: 'j1', failure_reason: 'timeo
 
 const requested = new JobRequested({ job_id: 'j1', org_id: 'o1', api_key_id: 'k1', spec, credit_weight: 1, requested_at: NOW })
 const started = (attempt: number) => new JobStarted({ job_id: 'j1', attempt, worker_id: 'w1', started_at: NOW })
-const succeeded = new JobSucceeded({ job_id: 'j1', manifest: { status_code: 200 }, artifacts: [artifact], finished_at: LATER })
-const failed = new JobFailed({ job_id: 'j1', failure_reason: 'timeout', message: 'took too long', finished_at: LATER })
+const succeeded = new JobSucceeded({ job_id: 'j1', manifest: { status_code: 200 }, artifacts: [artifact], finished_at: LATER, origins: [] })
+const failed = new JobFailed({ job_id: 'j1', failure_reason: 'timeout', message: 'took too long', finished_at: LATER, origins: [] })
 
 t.equal(spec.job_type, 'light', 'the test spec is normalized by validateJobSpec')
 
@@ -50,7 +51,21 @@ given([requested]).when(succeed).then({ _tag: 'StateConflict', code: 'job_not_ru
 
 given([requested, started(1)]).when(fail).then([failed], 'FailJob on a running job')
 given([requested, started(1)]).when({ ...fail, manifest: { status_code: 503 }, artifacts: [artifact] })
-  .then([new JobFailed({ job_id: 'j1', failure_reason: 'timeout', message: 'took too long', manifest: { status_code: 503 }, artifacts: [artifact], finished_at: LATER })], 'FailJob keeps an optional manifest and artifacts')
+  .then([new JobFailed({ job_id: 'j1', failure_reason: 'timeout', message: 'took too long', manifest: { status_code: 503 }, artifacts: [artifact], finished_at: LATER, origins: [] })], 'FailJob keeps an optional manifest and artifacts')
+
+// The processors that finish monitor runs and scrapes tell their jobs from the terminal event alone.
+const originsOfEnd = (jobSpec: JobSpec, command: JobCommand) => {
+  const ran = [new JobRequested({ ...requested, spec: jobSpec }), started(1)]
+  const decided = jobDecider.decide(command, fold(jobDecider, ran))
+  if (decided._tag === 'Left') throw new Error(`unexpected ${decided.left._tag}`)
+  return (decided.right[0] as JobSucceeded | JobFailed).origins
+}
+t.same(originsOfEnd(specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'monitor-run:m1:r1' }), succeed), ['monitor_run'], 'a v1 monitor run\'s job ends naming it')
+t.same(originsOfEnd(specFor({ job_type: 'light', target_url: 'https://example.com/', tags: ['content-monitor:m1'] }), fail), ['content_monitor_run'], 'a content monitor run\'s job ends naming it')
+t.same(originsOfEnd(specFor({ job_type: 'light', target_url: 'https://example.com/', tags: ['scrape-by:u1'] }), succeed), ['scrape'], 'a scrape\'s job ends naming it')
+t.same(originsOfEnd(specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'mine', tags: ['nightly'] }), fail), [], 'any other job ends naming none')
+t.ok(mayBeFrom({ origins: undefined }, 'scrape'), 'an end recorded before origins existed may be anyone\'s: its job is loaded')
+t.notOk(mayBeFrom({ origins: ['monitor_run'] }, 'scrape'), 'an end naming other origins is not a scrape\'s')
 
 for (const [label, end] of [['succeeded', succeeded], ['failed', failed]] as const) {
   for (const command of [start, succeed, fail]) {
