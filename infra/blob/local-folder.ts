@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { readFile, rm, writeFile, rename } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import { Context, Effect, Layer } from 'effect'
@@ -25,7 +25,7 @@ const WRITE_SYNC_BELOW_BYTES = 256 * 1024
 const KNOWN_FOLDERS = 4096
 
 /** Write then rename, so a reader never sees half a file. */
-const writeWhole = async (path: string, bytes: Uint8Array) => {
+const writeReplacing = async (path: string, bytes: Uint8Array) => {
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`
   if (bytes.length < WRITE_SYNC_BELOW_BYTES) {
     writeFileSync(tmp, bytes)
@@ -34,6 +34,31 @@ const writeWhole = async (path: string, bytes: Uint8Array) => {
   }
   await writeFile(tmp, bytes)
   await rename(tmp, path)
+}
+
+const exists = (error: unknown) => (error as NodeJS.ErrnoException).code === 'EEXIST'
+
+/**
+ * A small blob under a new key (a job's artifact ids are new) is written in place, created exclusively, in one
+ * blocking call, which saves the rename (and a file name) per artifact: a key is read only once a put of it returned
+ * and it was recorded, and the thread does nothing else during the write. A put that stopped half-way (the process
+ * died) left a key nobody recorded; the retry of that key, like any put of a key that exists, writes aside and renames
+ * over it, so a reader of an existing key never sees half a file.
+ */
+const writeWhole = async (path: string, bytes: Uint8Array) => {
+  if (bytes.length < WRITE_SYNC_BELOW_BYTES) {
+    try {
+      writeFileSync(path, bytes, { flag: 'wx' })
+      return
+    } catch (error) {
+      if (!exists(error)) {
+        // Created by this call and left half-written (a full disk): removed, so the key stays absent.
+        rmSync(path, { force: true })
+        throw error
+      }
+    }
+  }
+  await writeReplacing(path, bytes)
 }
 
 /**
