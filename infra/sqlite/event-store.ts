@@ -63,7 +63,6 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
   const insert = db.prepare('insert into events (event_id, stream, revision, type, org_id, occurred_at, data, metadata) values (?, ?, ?, ?, ?, ?, ?, ?)')
   const readStreamStmt = db.prepare<[string], Row>('select * from events where stream = ? order by revision')
   const readAllStmt = db.prepare<[number, number], Row>('select * from events where position > ? order by position limit ?')
-  const lastPosition = db.prepare<[], { position: number | null }>('select max(position) as position from events')
   const tail = makeLogTail(TAIL_CAPACITY)
   const streams = makeStreamCache(STREAM_CACHE_CAPACITY)
   const readStream = (stream: string): readonly RecordedEvent[] => {
@@ -102,21 +101,41 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
 
   const appendTx = db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Appended => {
     const head = streamHead.get(stream)
-    const duplicate = events.length > 0 ? byEventId.get(events[0]!.event_id) : undefined
-    if (duplicate && duplicate.stream === stream && head) return { revision: head.revision, position: head.position, previousPosition: head.position, rows: [] }
+    /**
+     * An append whose first event is recorded in the stream already (a retried reaction, whose event ids derive from
+     * its cause) appends nothing and succeeds. Looked up only when the append cannot go through as it is, since its
+     * first event then conflicts with the stream's head or fails the unique event id.
+     */
+    const alreadyAppended = (): Appended | null => {
+      const duplicate = events.length > 0 ? byEventId.get(events[0]!.event_id) : undefined
+      return duplicate && duplicate.stream === stream && head ? { revision: head.revision, position: head.position, previousPosition: head.position, rows: [] } : null
+    }
     const actual = head ? head.revision : 'no_stream'
     const matches = expected === 'any' || (expected === 'no_stream' ? !head : head?.revision === expected)
-    if (!matches) throw new WrongExpectedRevision({ stream, expected, actual })
-    const previousPosition = lastPosition.get()?.position ?? 0
+    if (!matches) {
+      const noop = alreadyAppended()
+      if (noop !== null) return noop
+      throw new WrongExpectedRevision({ stream, expected, actual })
+    }
     let revision = head ? head.revision : -1
     let position = head?.position ?? 0
     const rows: Row[] = []
     for (const e of events) {
       revision += 1
       const row = { event_id: e.event_id, stream, revision, type: e.type, org_id: e.org_id, occurred_at: e.occurred_at, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) }
-      position = Number(insert.run(row.event_id, stream, revision, row.type, row.org_id, row.occurred_at, row.data, row.metadata).lastInsertRowid)
+      try {
+        position = Number(insert.run(row.event_id, stream, revision, row.type, row.org_id, row.occurred_at, row.data, row.metadata).lastInsertRowid)
+      } catch (error) {
+        // Only the failed statement is undone: the first event's own duplicate leaves the transaction as it began.
+        const noop = rows.length === 0 ? alreadyAppended() : null
+        if (noop !== null) return noop
+        throw error
+      }
       rows.push({ position, ...row })
     }
+    // Positions are consecutive (autoincrement, whose counter a rollback restores; events are never deleted), so the
+    // log's last position before this append is the one before its first event.
+    const previousPosition = rows.length > 0 ? rows[0]!.position - 1 : position
     return { revision, position, previousPosition, rows }
   })
 
