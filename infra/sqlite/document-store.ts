@@ -9,6 +9,38 @@ import { scopedWithCheckpointsOffThread } from './wal-checkpointer.js'
 
 /** Prepared query shapes kept (an `$in` of every length is a shape of its own). */
 const MAX_PREPARED = 256
+/** Documents whose stored JSON is kept for reads by id (all forgotten past this many, then gathered again). */
+const RECENT_BODIES = 8192
+
+/**
+ * The stored JSON of documents this connection wrote or read by id lately (null: absent), so a read by id of one
+ * (the API reading the record or the counters the projector just wrote) is answered without a query; each read still
+ * parses its own copy. Exact as long as everything that changes a document on this connection passes here, and it
+ * is forgotten whenever something else may have changed one: another connection's commit, a rolled back transaction,
+ * a cleared collection. Reads inside a transaction see its writes, as the connection's own queries do.
+ */
+const recentBodies = () => {
+  let bodies = new Map<string, Map<string, string | null>>()
+  let count = 0
+  return {
+    get: (collection: string, id: string) => bodies.get(collection)?.get(id),
+    set: (collection: string, id: string, body: string | null) => {
+      let inCollection = bodies.get(collection)
+      if (inCollection === undefined) bodies.set(collection, (inCollection = new Map()))
+      const size = inCollection.size
+      inCollection.set(id, body)
+      count += inCollection.size - size
+      if (count > RECENT_BODIES) {
+        bodies = new Map()
+        count = 0
+      }
+    },
+    forget: () => {
+      bodies = new Map()
+      count = 0
+    },
+  }
+}
 
 export interface SqliteDocumentStore extends DocumentStoreService {
   readonly db: Database.Database
@@ -43,13 +75,28 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   const dataVersion = db.prepare<[], number>('pragma data_version').pluck()
   let seenVersion = dataVersion.get()
   let everything = 0
-  const generation = (collections: readonly string[]) => {
+  const known = recentBodies()
+  /** What may have changed any document: a rolled back transaction, or another connection's commit. */
+  const changedEverything = () => {
+    everything += 1
+    known.forget()
+  }
+  const sawOtherCommits = () => {
     const version = dataVersion.get()
     if (version !== seenVersion) {
       seenVersion = version
-      everything += 1
+      changedEverything()
     }
+  }
+  const generation = (collections: readonly string[]) => {
+    sawOtherCommits()
     return collections.reduce((sum, collection) => sum + (writes.get(collection) ?? 0), everything)
+  }
+  let batchOpen = false
+  const putBody = (collection: string, doc: Doc, statement: Database.Statement) => {
+    const body = JSON.stringify(doc)
+    statement.run(collection, doc._id, body)
+    known.set(collection, doc._id, body)
   }
   // Queries are built from a filter's shape (its values are parameters), so the few shapes in use are prepared once.
   const prepared = new Map<string, Database.Statement>()
@@ -71,31 +118,43 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   return {
     db,
     get: (collection, id) => attempt(() => {
-      const row = getStmt.get(collection, id)
-      return row ? (JSON.parse(row.body) as Doc) : null
+      // A batch holds the write lock from its start (when it looked): no other connection commits meanwhile.
+      if (!batchOpen) sawOtherCommits()
+      let body = known.get(collection, id)
+      if (body === undefined) {
+        body = getStmt.get(collection, id)?.body ?? null
+        known.set(collection, id, body)
+      }
+      return body === null ? null : (JSON.parse(body) as Doc)
     }),
-    put: (collection, doc) => attempt(() => { wrote(collection); putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
-    putMany: (collection, docs) => attempt(() => { wrote(collection); for (const doc of docs) putStmt.run(collection, doc._id, JSON.stringify(doc)) }),
-    insertMany: (collection, docs) => attempt(() => { wrote(collection); for (const doc of docs) insertStmt.run(collection, doc._id, JSON.stringify(doc)) }),
-    delete: (collection, id) => attempt(() => { wrote(collection); deleteStmt.run(collection, id) }),
+    put: (collection, doc) => attempt(() => { wrote(collection); putBody(collection, doc, putStmt) }),
+    putMany: (collection, docs) => attempt(() => { wrote(collection); for (const doc of docs) putBody(collection, doc, putStmt) }),
+    // Rebuilds insert their many documents once: none is kept (what was kept of the collection could only be absent).
+    insertMany: (collection, docs) => attempt(() => { wrote(collection); known.forget(); for (const doc of docs) insertStmt.run(collection, doc._id, JSON.stringify(doc)) }),
+    delete: (collection, id) => attempt(() => { wrote(collection); deleteStmt.run(collection, id); known.set(collection, id, null) }),
     find,
     count: (collection, filter) => attempt(() => {
       const query = countQuery(collection, filter)
       return (statement(query.sql).get(...query.params) as { n: number }).n
     }),
-    clear: (collection) => attempt(() => { wrote(collection); clearStmt.run(collection) }),
+    clear: (collection) => attempt(() => { wrote(collection); clearStmt.run(collection); known.forget() }),
     // One table holds every collection, in primary-key order: reads by id need nothing more, and listings are
     // small enough per organization for an embedded deployment.
     ensureIndexes: () => Effect.void,
     atomicBatches: true,
     inBatch: (work) => Effect.acquireUseRelease(
-      attempt(() => beginStmt.run()),
+      attempt(() => {
+        beginStmt.run()
+        sawOtherCommits()
+        batchOpen = true
+      }),
       () => work,
       (_, exit) => attempt(() => {
+        batchOpen = false
         if (exit._tag === 'Success') {
-          try { commitStmt.run() } catch (error) { everything += 1; throw error }
+          try { commitStmt.run() } catch (error) { changedEverything(); throw error }
         } else {
-          everything += 1
+          changedEverything()
           rollbackStmt.run()
         }
       }).pipe(Effect.orDie),
