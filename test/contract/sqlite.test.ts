@@ -191,7 +191,7 @@ t.test('SQLite: reads by id answered from what the connection wrote or read foll
   t.equal(await run(store.get('c', 'b')), null, 'absent')
   const copy = await run(store.get('c', 'a'))
   t.same(copy, { _id: 'a', n: 1 })
-  ;(copy as { n: number }).n = 99
+  ;(copy as unknown as { n: number }).n = 99
   t.same(await run(store.get('c', 'a')), { _id: 'a', n: 1 }, 'each read is its own copy')
   await run(other.put('c', { _id: 'a', n: 2 }))
   await run(other.put('c', { _id: 'b', n: 1 }))
