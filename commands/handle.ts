@@ -30,16 +30,15 @@ export const handle = <C, E extends DomainEvent, S, Err>(
   command: C,
   ctx: CommandContext,
 ): Effect.Effect<Handled<E>, Err | WrongExpectedRevision | StoreUnavailable, EventStore> =>
-  Effect.gen(function* () {
-    const store = yield* EventStore
-    for (let attempt = 1; ; attempt++) {
-      const history = yield* store.readStream(stream)
+  // Plain flatMaps rather than a generator: every command runs this, and each step of an effect costs the runtime.
+  Effect.flatMap(EventStore, (store) => {
+    const attempt = (n: number): Effect.Effect<Handled<E>, Err | WrongExpectedRevision | StoreUnavailable> => Effect.flatMap(store.readStream(stream), (history) => {
       const state = fold(decider, history.map((r) => decodeEvent(r.type, r.data) as E))
       const decided = decider.decide(command, state)
-      if (Either.isLeft(decided)) return yield* Effect.fail(decided.left)
+      if (Either.isLeft(decided)) return Effect.fail(decided.left)
       const events = decided.right
       const last = history[history.length - 1]
-      if (events.length === 0) return { events, revision: last?.revision ?? -1, position: last?.position ?? 0 }
+      if (events.length === 0) return Effect.succeed({ events, revision: last?.revision ?? -1, position: last?.position ?? 0 })
       const now = new Date().toISOString()
       const newEvents = events.map((event, i) => {
         const { type, data } = encodeEvent(event)
@@ -48,13 +47,12 @@ export const handle = <C, E extends DomainEvent, S, Err>(
           type, data, org_id: ctx.org_id, occurred_at: now, metadata: ctx.metadata,
         }
       })
-      const result = yield* store.append(stream, newEvents, last ? last.revision : 'no_stream').pipe(
-        Effect.catchTag('WrongExpectedRevision', (conflict) =>
-          attempt < MAX_CONFLICT_RETRIES ? Effect.succeed(null) : Effect.fail(conflict)),
+      return store.append(stream, newEvents, last ? last.revision : 'no_stream').pipe(
+        Effect.map((result) => ({ events, revision: result.revision, position: result.position })),
+        Effect.catchTag('WrongExpectedRevision', (conflict) => (n < MAX_CONFLICT_RETRIES ? attempt(n + 1) : Effect.fail(conflict))),
       )
-      if (result === null) continue
-      return { events, revision: result.revision, position: result.position }
-    }
+    })
+    return attempt(1)
   })
 
 /** A UUID-shaped id derived from a seed (name-based, like UUID v5). */

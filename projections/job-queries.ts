@@ -11,10 +11,11 @@ export const isRunning = (job: JobDoc) => job.status === 'queued' || job.status 
 
 /**
  * On a store whose projections commit in this process (readModelsCommitHere): the job's document once it has ended,
- * answered in the turn of the commit that projects its end, or null once `seconds` have passed on the Clock.
+ * answered in the turn of the commit that projects its end, or null once `seconds` have passed on the Clock. `seen`:
+ * the document as the caller read it just before, in the same run.
  */
-export const awaitEndedJob = (jobId: string, seconds: number) =>
-  Effect.flatMap(Clock, (clock) => awaitCommitted(JOBS, jobId, (job) => job !== null && !isRunning(job), { clock, at: new Date(clock.now().getTime() + seconds * 1000) }))
+export const awaitEndedJob = (jobId: string, seconds: number, seen?: JobDoc) =>
+  Effect.flatMap(Clock, (clock) => awaitCommitted(JOBS, jobId, (job) => job !== null && !isRunning(job), { clock, at: new Date(clock.now().getTime() + seconds * 1000) }, seen))
 
 /** Another organization's job is indistinguishable from a missing one. */
 export const getJob = (orgId: string, jobId: string) =>

@@ -85,8 +85,10 @@ const wokenRound = (docs: DocumentStoreService, known: Woken) => {
  */
 const wokenWait = (
   docs: DocumentStoreService, known: Woken, collection: string, id: string, ready: (doc: Doc | null) => boolean, expired: () => boolean,
+  /** The document as the caller read it just before (in the same run): not read again. */
+  seen?: Doc | null,
 ) =>
-  Effect.flatMap(docs.get(collection, id), (doc) => ready(doc) ? Effect.succeed(doc) : Effect.async<Doc | null, StoreUnavailable>((resume) => {
+  Effect.flatMap(seen === undefined ? docs.get(collection, id) : Effect.succeed(seen), (doc) => ready(doc) ? Effect.succeed(doc) : Effect.async<Doc | null, StoreUnavailable>((resume) => {
     const waiter: WokenWaiter = { id, ready, expired, answer: resume }
     const waiters = known.waiting.get(collection)
     if (waiters) waiters.push(waiter)
@@ -131,12 +133,14 @@ const watch = (docs: DocumentStoreService, collection: string, waiters: Waiter[]
  * query then agree.
  */
 export const waitForPosition = <D extends Stored<object>>(collection: Collection<D>, id: string, position: number) =>
-  Effect.flatMap(DocumentStore, (docs) => {
-    const known = woken.get(docs)
-    return (known
-      ? wokenWait(docs, known, collection.name, id, reached(position), outOfPatienceAt(Date.now() + PATIENCE_MS))
-      : polledWait(docs, collection.name, id, position)) as Effect.Effect<D | null, StoreUnavailable>
-  })
+  Effect.flatMap(DocumentStore, (docs) => waitForPositionIn<D>(docs, collection, id, position))
+
+const waitForPositionIn = <D extends Stored<object>>(docs: DocumentStoreService, collection: Collection<D>, id: string, position: number) => {
+  const known = woken.get(docs)
+  return (known
+    ? wokenWait(docs, known, collection.name, id, reached(position), outOfPatienceAt(Date.now() + PATIENCE_MS))
+    : polledWait(docs, collection.name, id, position)) as Effect.Effect<D | null, StoreUnavailable>
+}
 
 /** A read-your-writes wait's patience: a technical timeout, not business time, so it reads the machine's clock. */
 const outOfPatienceAt = (deadline: number) => () => Date.now() >= deadline
@@ -152,13 +156,15 @@ export const readModelsCommitHere = Effect.map(DocumentStore, (docs) => woken.ha
  */
 export const awaitCommitted = <D extends Stored<object>>(
   collection: Collection<D>, id: string, ready: (doc: D | null) => boolean, until: { readonly clock: ClockService; readonly at: Date },
+  /** The document as the caller read it just before, in the same run (then not read again). */
+  seen?: D | null,
 ) =>
   Effect.flatMap(DocumentStore, (docs) => {
     const known = woken.get(docs)
     if (!known) return Effect.dieMessage('awaitCommitted needs a store whose projections commit in this process')
     const at = until.at.getTime()
     const expired = () => until.clock.now().getTime() >= at
-    return wokenWait(docs, known, collection.name, id, ready as (doc: Doc | null) => boolean, expired) as Effect.Effect<D | null, StoreUnavailable>
+    return wokenWait(docs, known, collection.name, id, ready as (doc: Doc | null) => boolean, expired, seen as Doc | null | undefined) as Effect.Effect<D | null, StoreUnavailable>
   })
 
 /** Waits on a store whose projections run elsewhere: a watch per collection polls it. */
@@ -206,10 +212,17 @@ const createFolded = (create: NonNullable<DocumentStoreService['create']>, proje
  * document there and waits for it as `waitForPosition` does (as it does in every other case).
  */
 export const readableOnceStarted = <D extends Stored<object>>(projection: Projection, collection: Collection<D>, id: string, stream: string, position: number) =>
-  Effect.gen(function* () {
-    const docs = yield* DocumentStore
+  Effect.flatMap(DocumentStore, (docs) => {
     const create = docs.create
-    if (create === undefined || woken.has(docs) || projection.ordering !== 'stream') return yield* waitForPosition(collection, id, position)
+    if (create === undefined || woken.has(docs) || projection.ordering !== 'stream') return waitForPositionIn(docs, collection, id, position)
+    return createdOrWaited(create, projection, collection, id, stream, position)
+  })
+
+/** readableOnceStarted where the command's process creates the document itself. */
+const createdOrWaited = <D extends Stored<object>>(
+  create: NonNullable<DocumentStoreService['create']>, projection: Projection, collection: Collection<D>, id: string, stream: string, position: number,
+) =>
+  Effect.gen(function* () {
     const [first] = yield* (yield* EventStore).readStream(stream)
     if (first?.position === position) {
       const created = yield* createFolded(create, projection, first)

@@ -1,8 +1,7 @@
 import { Effect } from 'effect'
 import { dayOf, monthOf } from '../domain/limits.js'
-import { CREDIT_USAGE, keyCounterId, keyDayCounterId, orgCounterId, usageId, USAGE_COUNTERS } from './credits.js'
-import { DocumentStore } from '../ports/document-store.js'
-import { getDoc } from './projection.js'
+import { CREDIT_USAGE, keyCounterId, keyDayCounterId, orgCounterId, usageId, USAGE_COUNTERS, type CreditUsageDoc, type UsageCounterDoc } from './credits.js'
+import { DocumentStore, type DocumentStoreService } from '../ports/document-store.js'
 
 /**
  * What admission needs to know about an organization and key: a handful of counter documents, whatever the volume,
@@ -11,15 +10,20 @@ import { getDoc } from './projection.js'
  * Jobs without a key (submitted by the service itself) are counted under the key id `none`, as the credits projection does.
  */
 export const admissionUsage = (orgId: string, keyId: string | null, now: Date) =>
-  Effect.gen(function* () {
-    const iso = now.toISOString()
-    const reads = [
-      getDoc(USAGE_COUNTERS, orgCounterId(orgId)),
-      getDoc(USAGE_COUNTERS, keyCounterId(keyId ?? 'none')),
-      getDoc(USAGE_COUNTERS, keyDayCounterId(keyId ?? 'none', dayOf(iso))),
-      getDoc(CREDIT_USAGE, usageId(orgId, monthOf(iso))),
-    ] as const
-    const [org, key, keyDay, usage] = (yield* DocumentStore).atomicBatches ? yield* Effect.all(reads) : yield* Effect.all(reads, { concurrency: 'unbounded' })
+  Effect.flatMap(DocumentStore, (docs) => admissionUsageIn(docs, orgId, keyId, now))
+
+/** admissionUsage from a given store (the usage service holds its own): no service lookup per counter. */
+export const admissionUsageIn = (docs: DocumentStoreService, orgId: string, keyId: string | null, now: Date) => Effect.suspend(() => {
+  const iso = now.toISOString()
+  const reads = [
+    docs.get(USAGE_COUNTERS.name, orgCounterId(orgId)),
+    docs.get(USAGE_COUNTERS.name, keyCounterId(keyId ?? 'none')),
+    docs.get(USAGE_COUNTERS.name, keyDayCounterId(keyId ?? 'none', dayOf(iso))),
+    docs.get(CREDIT_USAGE.name, usageId(orgId, monthOf(iso))),
+  ]
+  return Effect.map(docs.atomicBatches ? Effect.all(reads) : Effect.all(reads, { concurrency: 'unbounded' }), (found) => {
+    const [org, key, keyDay] = found as (UsageCounterDoc | null)[]
+    const usage = found[3] as CreditUsageDoc | null
     return {
       activeJobsOrg: org?.active_jobs ?? 0,
       activeJobsKey: key?.active_jobs ?? 0,
@@ -31,3 +35,4 @@ export const admissionUsage = (orgId: string, keyId: string | null, now: Date) =
       orgPosition: org?._position ?? 0,
     }
   })
+})

@@ -141,7 +141,7 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
       if (!isRunning(doc) || wait === 0) return doc
       if (yield* readModelsCommitHere) {
         // The job's read model is updated in this process, in the same turn as its end is projected: wait on it.
-        return (yield* awaitEndedJob(job_id, wait)) ?? doc
+        return (yield* awaitEndedJob(job_id, wait, doc)) ?? doc
       }
       const end = yield* awaitJobEndWithin(job_id, wait)
       // The job's stream says it ended; the answer is the read model once it has caught up with that end.
