@@ -128,7 +128,7 @@ t.test('awaitCommitted answers the document once it is ready, at a commit, or nu
   clock.set('2026-05-01T10:00:20Z')
   const started = Date.now()
   t.equal(await Effect.runPromise(Fiber.join(expiring)), null, 'null once it has')
-  t.ok(Date.now() - started < 1000, 'noticed at the next round')
+  t.ok(Date.now() - started < 3000, 'noticed at a round soon after')
   const elsewhere = await Effect.runPromiseExit(Effect.provideService(awaitCommitted(JOBS, 'j1', ended, until), DocumentStore, makeMemoryDocumentStore()))
   t.ok(elsewhere._tag === 'Failure' && Cause.isDie(elsewhere.cause), 'dies on a store whose projections commit elsewhere')
 })
