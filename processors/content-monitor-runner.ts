@@ -4,9 +4,9 @@ import { jobEnd } from '../commands/job-ends.js'
 import { loadJob } from '../commands/jobs.js'
 import { loadUser } from '../commands/users.js'
 import type { RunResult } from '../domain/content-monitor/decider.js'
-import { mayBeFrom } from '../domain/job/origins.js'
 import { AUTO_DISABLE_AFTER_FAILURES } from '../domain/content-monitor/limits.js'
 import { needleIn, observe } from '../domain/content-monitor/rules.js'
+import { acceptsJobEndsFrom } from './job-ends-from.js'
 import { monitorOfTags } from '../domain/content-monitor/run-job.js'
 import { BlobStore } from '../ports/blob-store.js'
 import type { Clock } from '../ports/clock.js'
@@ -79,12 +79,12 @@ export const makeContentMonitorRunner = (options: { readonly log: (message: stri
     name: 'processor.content-monitor-runner',
     categories: ['job', 'content-monitor', 'content-monitor-quota'],
     types: ['JobSucceeded', 'JobFailed', 'ContentMonitorRunStarted', 'ContentMonitorAutoDisabled', 'ContentMonitorPlaceClaimed'],
+    accepts: acceptsJobEndsFrom('content_monitor_run'),
     log: options.log,
     handle: async (event, envelope) => {
       switch (event._tag) {
         case 'JobSucceeded':
         case 'JobFailed': {
-          if (!mayBeFrom(event, 'content_monitor_run')) return
           const { state } = await run(loadJob(event.job_id))
           const monitorId = state.status === 'none' ? null : monitorOfTags(state.spec.tags)
           if (monitorId !== null) await finish(monitorId, event.job_id, envelope)

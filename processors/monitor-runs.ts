@@ -4,8 +4,8 @@ import { loadJob } from '../commands/jobs.js'
 import { loadMonitor, runMonitorCommand } from '../commands/monitors.js'
 import type { Allowlist } from '../domain/address-policy.js'
 import type { JobFailed, JobSucceeded } from '../domain/job/events.js'
-import { mayBeFrom } from '../domain/job/origins.js'
 import type { MonitorCommand } from '../domain/monitor/decider.js'
+import { acceptsJobEndsFrom } from './job-ends-from.js'
 import { monitorRunJob } from '../domain/monitor/run-job.js'
 import { monitorRunOf, runOutcome } from '../domain/monitor/run-outcome.js'
 import type { PlanName } from '../domain/plans.js'
@@ -94,6 +94,7 @@ export const makeMonitorRunsProcessor = (options: MonitorRunsOptions, run: Run<E
     name: 'processor.monitor-runs',
     categories: ['monitor', 'job'],
     types: ['MonitorRunFired', 'MonitorRunDequeued', 'JobSucceeded', 'JobFailed'],
+    accepts: acceptsJobEndsFrom('monitor_run'),
     log: options.log,
     handle: async (event, envelope) => {
       switch (event._tag) {
@@ -105,7 +106,7 @@ export const makeMonitorRunsProcessor = (options: MonitorRunsOptions, run: Run<E
           return
         case 'JobSucceeded':
         case 'JobFailed':
-          if (mayBeFrom(event, 'monitor_run')) await run(complete(event, envelope))
+          await run(complete(event, envelope))
           return
         default:
           return

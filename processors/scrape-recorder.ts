@@ -2,9 +2,9 @@ import { Effect } from 'effect'
 import { jobEnd } from '../commands/job-ends.js'
 import { completeScrape, recordScrapeRequested } from '../commands/scrapes.js'
 import type { JobRequested } from '../domain/job/events.js'
-import { mayBeFrom } from '../domain/job/origins.js'
 import { scrapeOfJob } from '../domain/scrape/job-origin.js'
 import { STREAMS } from '../domain/streams.js'
+import { acceptsJobEndsFrom } from './job-ends-from.js'
 import { EventStore, type EventEnvelope } from '../ports/event-store.js'
 import type { Clock } from '../ports/clock.js'
 import { defineProcessor } from './processor.js'
@@ -39,6 +39,7 @@ export const makeScrapeRecorder = (options: { readonly log: (message: string, de
     name: 'processor.scrape-recorder',
     categories: ['job', 'scrape'],
     types: ['JobRequested', 'JobSucceeded', 'JobFailed', 'ScrapeRequested'],
+    accepts: acceptsJobEndsFrom('scrape'),
     log: options.log,
     handle: async (event, envelope) => {
       switch (event._tag) {
@@ -46,7 +47,7 @@ export const makeScrapeRecorder = (options: { readonly log: (message: string, de
           return repair(event, envelope)
         case 'JobSucceeded':
         case 'JobFailed':
-          return mayBeFrom(event, 'scrape') ? record(event.job_id, envelope) : undefined
+          return record(event.job_id, envelope)
         case 'ScrapeRequested':
           return record(event.job_id, envelope)
       }

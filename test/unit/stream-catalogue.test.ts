@@ -1,13 +1,14 @@
 import t from 'tap'
 import { Effect, Layer } from 'effect'
 import { decodeStored, encodeEvent } from '../../domain/events.js'
-import { JobRequested, JobStarted } from '../../domain/job/events.js'
+import { JobFailed, JobRequested, JobStarted, JobSucceeded } from '../../domain/job/events.js'
 import { sealSpecSecrets } from '../../domain/job/spec-secrets.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
 import { SecretBox } from '../../domain/secret-box.js'
 import { CATEGORIES, STREAMS, streamCategory } from '../../domain/streams.js'
 import { KNOWN_CATEGORIES, topicFor } from '../../infra/kafka/topics.js'
 import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
+import { acceptsJobEndsFrom } from '../../processors/job-ends-from.js'
 import { defineProcessor, subscriptionOf } from '../../processors/processor.js'
 import { JOBS, jobsProjection } from '../../projections/jobs.js'
 import { DocumentStore } from '../../ports/document-store.js'
@@ -24,7 +25,7 @@ const recorded = (stream: string, type: string, data: Record<string, unknown>): 
   event_id: `e${++position}`, type, data, stream, revision: 0, position, org_id: 'o1', occurred_at: NOW,
   metadata: { correlation_id: 'c1', causation_id: null, actor: 'test' },
 })
-const stored = (event: JobRequested | JobStarted) => {
+const stored = (event: JobRequested | JobStarted | JobSucceeded | JobFailed) => {
   const { type, data } = encodeEvent(event)
   // Through JSON, as every store keeps it.
   return recorded(STREAMS.job.stream(event.job_id), type, JSON.parse(JSON.stringify(data)))
@@ -94,6 +95,17 @@ t.test('a processor that says which events it accepts is handed only those, and 
   await processor.handle(first)
   await processor.handle(retried)
   t.same(seen, ['j6#1'], 'and a log that hands it over anyway reaches no handler')
+})
+
+t.test('acceptsJobEndsFrom accepts the ends of jobs that may be of its origin, from the recorded event, and every other type', async (t) => {
+  const accepts = acceptsJobEndsFrom('monitor_run')
+  const end = (origins?: ('monitor_run' | 'scrape')[]) => stored(new JobSucceeded({ job_id: 'j7', manifest: {}, artifacts: [], finished_at: NOW, ...(origins ? { origins } : {}) }))
+  t.equal(accepts(end(['monitor_run'])), true, 'an end of a monitor run')
+  t.equal(accepts(end(['scrape'])), false, 'an end of another job')
+  t.equal(accepts(end([])), false, 'an end of a job submitted for nothing')
+  t.equal(accepts(end()), true, 'an end recorded before origins were (it may be)')
+  t.equal(accepts(stored(new JobFailed({ job_id: 'j7', failure_reason: 'timeout', message: 'slow', finished_at: NOW, origins: [] }))), false, 'a failed end too')
+  t.equal(accepts(stored(new JobStarted({ job_id: 'j7', attempt: 1, worker_id: 'w', started_at: NOW }))), true, 'another type')
 })
 
 t.test('a processor handles the decoded events of its types, ignores other types and logs the ones it cannot decode', async (t) => {
