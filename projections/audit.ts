@@ -1,19 +1,10 @@
 import type { Category } from '../domain/streams.js'
+import type { AuditEntry } from '../ports/audit-trail.js'
 import type { EventEnvelope } from '../ports/event-store.js'
 import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
 
-/** One entry per event of an organization: who did what, when, caused by what. Keyed by event id. */
-export type AuditEntryDoc = Stored<{
-  readonly org_id: string
-  readonly position: number
-  readonly type: string
-  readonly stream: string
-  readonly occurred_at: string
-  readonly actor: string
-  readonly correlation_id: string
-  /** The event's fields, without secrets, their hashes and bulky payloads. */
-  readonly detail: Readonly<Record<string, unknown>>
-}>
+/** One entry per event of an organization (as the audit trail answers it, plus its organization), keyed by event id. */
+export type AuditEntryDoc = Stored<Omit<AuditEntry, 'event_id'> & { readonly org_id: string }>
 
 export const AUDIT = collection<AuditEntryDoc>('audit')
 

@@ -3,6 +3,7 @@ import { Effect } from 'effect'
 import { decodeStored, eventTypesOf } from '../../domain/events.js'
 import type { AuditEntry, AuditFilter, AuditTrailService } from '../../ports/audit-trail.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
+import { preparedStatements } from './database.js'
 import { AUDITED_CATEGORIES, auditFields } from '../../projections/audit.js'
 
 interface Row {
@@ -25,15 +26,7 @@ export const makeSqliteAuditTrail = (db: Database.Database): AuditTrailService =
   // select their streams' events; a type this version does not know is left out, as the projection skips it.
   const audited = AUDITED_CATEGORIES.flatMap((category) => [...eventTypesOf(category)])
   const auditedTypes = `type in (${audited.map((type) => `'${type}'`).join(', ')})`
-  const prepared = new Map<string, Database.Statement>()
-  const statement = (sql: string) => {
-    let found = prepared.get(sql)
-    if (!found) {
-      if (prepared.size >= MAX_PREPARED) prepared.clear()
-      prepared.set(sql, (found = db.prepare(sql)))
-    }
-    return found
-  }
+  const statement = preparedStatements(db, MAX_PREPARED)
   const where = (orgId: string, filter: AuditFilter) => {
     const parts = ['org_id = ?', auditedTypes]
     const params: unknown[] = [orgId]

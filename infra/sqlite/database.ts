@@ -12,3 +12,19 @@ export const openDatabase = (file: string): Database.Database => {
   db.pragma('foreign_keys = ON')
   return db
 }
+
+/**
+ * Statements prepared once per SQL text, for queries built from a filter's shape (its values are parameters): at most
+ * `max` kept, all forgotten past that (then prepared again as used).
+ */
+export const preparedStatements = (db: Database.Database, max: number) => {
+  const prepared = new Map<string, Database.Statement>()
+  return (sql: string): Database.Statement => {
+    let found = prepared.get(sql)
+    if (!found) {
+      if (prepared.size >= max) prepared.clear()
+      prepared.set(sql, (found = db.prepare(sql)))
+    }
+    return found
+  }
+}

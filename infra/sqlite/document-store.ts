@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import { Effect, Layer } from 'effect'
 import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FindOptions } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
-import { openDatabase } from './database.js'
+import { openDatabase, preparedStatements } from './database.js'
 import { countQuery, findQuery } from './document-queries.js'
 import { inBatchOffThread } from './off-thread-batch.js'
 import { scopedWithCheckpointsOffThread } from './wal-checkpointer.js'
@@ -99,15 +99,7 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     known.set(collection, doc._id, body)
   }
   // Queries are built from a filter's shape (its values are parameters), so the few shapes in use are prepared once.
-  const prepared = new Map<string, Database.Statement>()
-  const statement = (sql: string) => {
-    let found = prepared.get(sql)
-    if (!found) {
-      if (prepared.size >= MAX_PREPARED) prepared.clear()
-      prepared.set(sql, (found = db.prepare(sql)))
-    }
-    return found
-  }
+  const statement = preparedStatements(db, MAX_PREPARED)
 
   const find = (collection: string, filter: Filter, options: FindOptions = {}) => attempt(() => {
     const query = findQuery(collection, filter, options)
