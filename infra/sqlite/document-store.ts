@@ -42,6 +42,12 @@ const recentBodies = () => {
   }
 }
 
+/**
+ * Writes by every document store connection of this thread: one connection's write is another's sign to look for
+ * other commits again within the same turn (its own writes it knows of).
+ */
+let writesInThread = 0
+
 export interface SqliteDocumentStore extends DocumentStoreService {
   readonly db: Database.Database
 }
@@ -71,7 +77,15 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
    * data_version). All only grow, so their sum changes whenever one of them does.
    */
   const writes = new Map<string, number>()
-  const wrote = (collection: string) => { writes.set(collection, (writes.get(collection) ?? 0) + 1) }
+  let ownWrites = 0
+  const wroteFile = () => {
+    ownWrites += 1
+    writesInThread += 1
+  }
+  const wrote = (collection: string) => {
+    writes.set(collection, (writes.get(collection) ?? 0) + 1)
+    wroteFile()
+  }
   const dataVersion = db.prepare<[], number>('pragma data_version').pluck()
   let seenVersion = dataVersion.get()
   let everything = 0
@@ -88,8 +102,37 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
       changedEverything()
     }
   }
-  const generation = (collections: readonly string[]) => {
+  /**
+   * `data_version` is asked at most once per event-loop turn, and again after anything read from the file or written
+   * by another connection of this thread: a remembered body (or generation) then reflects the file at the last look,
+   * which comes after every earlier read from the file, so what this connection sees never goes back in time. Another
+   * process's (or thread's) commit during a turn is seen as if it came at the turn's end, or at this connection's
+   * next read from the file.
+   */
+  let looked = false
+  let othersWritesSeen = 0
+  let turnEnding = false
+  const endTurn = () => {
+    looked = false
+    turnEnding = false
+  }
+  const lookForOtherCommits = () => {
+    if (looked && writesInThread - ownWrites === othersWritesSeen) return
     sawOtherCommits()
+    looked = true
+    othersWritesSeen = writesInThread - ownWrites
+    if (!turnEnding) {
+      turnEnding = true
+      setImmediate(endTurn)
+    }
+  }
+  /** Something was read from the file: it may show another connection's commit, so the next answer looks again. */
+  const readFromFile = <A>(answer: A): A => {
+    looked = false
+    return answer
+  }
+  const generation = (collections: readonly string[]) => {
+    lookForOtherCommits()
     return collections.reduce((sum, collection) => sum + (writes.get(collection) ?? 0), everything)
   }
   let batchOpen = false
@@ -103,7 +146,7 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
 
   const find = (collection: string, filter: Filter, options: FindOptions = {}) => attempt(() => {
     const query = findQuery(collection, filter, options)
-    const rows = statement(query.sql).all(...query.params) as { body: string }[]
+    const rows = readFromFile(statement(query.sql).all(...query.params) as { body: string }[])
     return rows.map((r) => JSON.parse(r.body) as Doc)
   })
 
@@ -111,10 +154,10 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     db,
     get: (collection, id) => attempt(() => {
       // A batch holds the write lock from its start (when it looked): no other connection commits meanwhile.
-      if (!batchOpen) sawOtherCommits()
+      if (!batchOpen) lookForOtherCommits()
       let body = known.get(collection, id)
       if (body === undefined) {
-        body = getStmt.get(collection, id)?.body ?? null
+        body = readFromFile(getStmt.get(collection, id)?.body ?? null)
         known.set(collection, id, body)
       }
       return body === null ? null : (JSON.parse(body) as Doc)
@@ -127,7 +170,7 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     find,
     count: (collection, filter) => attempt(() => {
       const query = countQuery(collection, filter)
-      return (statement(query.sql).get(...query.params) as { n: number }).n
+      return readFromFile((statement(query.sql).get(...query.params) as { n: number }).n)
     }),
     clear: (collection) => attempt(() => { wrote(collection); clearStmt.run(collection); known.forget() }),
     // One table holds every collection, in primary-key order: reads by id need nothing more, and listings are
@@ -144,6 +187,7 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
       (_, exit) => attempt(() => {
         batchOpen = false
         if (exit._tag === 'Success') {
+          wroteFile()
           try { commitStmt.run() } catch (error) { changedEverything(); throw error }
         } else {
           changedEverything()

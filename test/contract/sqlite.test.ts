@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import t from 'tap'
 import { Effect, Either } from 'effect'
 import { makeCatchUpLog } from '../../infra/log/catch-up.js'
@@ -158,6 +159,29 @@ t.test('SQLite: a collection\'s generation moves with every change to it, whoeve
   changed('another connection\'s commit')
   await run(store.clear('keys'))
   changed('a clear')
+})
+
+t.test('SQLite: reads by id look for other commits once per turn, and again after a read from the file or a write by another store of the thread', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'sw-turn-'))
+  const store = makeSqliteDocumentStore(join(dir, 'docs.db'))
+  const other = makeSqliteDocumentStore(join(dir, 'docs.db'))
+  // Another process's connection: its commits are seen only through data_version.
+  const outside = new Database(join(dir, 'docs.db'))
+  t.teardown(() => { store.db.close(); other.db.close(); outside.close(); rmSync(dir, { recursive: true, force: true }) })
+  const n = (id: string) => (Effect.runSync(store.get('c', id)) as { n: number } | null)?.n
+  const setOutside = (id: string, value: number) =>
+    outside.prepare("update docs set body = ? where collection = 'c' and id = ?").run(JSON.stringify({ _id: id, n: value }), id)
+  Effect.runSync(store.putMany!('c', [{ _id: 'a', n: 1 }, { _id: 'b', n: 1 }]))
+  t.equal(n('a'), 1)
+  Effect.runSync(other.put('c', { _id: 'a', n: 2 }))
+  t.equal(n('a'), 2, 'another store of the thread: seen in the same turn')
+  setOutside('a', 3)
+  setOutside('b', 3)
+  t.same(Effect.runSync(store.find('c', { _id: 'b' })), [{ _id: 'b', n: 3 }], 'a query reads the file')
+  t.equal(n('a'), 3, 'after a read from the file, no older body is answered')
+  setOutside('a', 4)
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(n('a'), 4, 'another process\'s commit: seen in the next turn')
 })
 
 t.test('SQLite: a retried append expecting the head its own first try made is a no-op, and the log tail stays whole', async (t) => {
