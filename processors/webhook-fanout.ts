@@ -18,6 +18,8 @@ export interface WebhookFanoutOptions<R> {
    * endpoints read model), by kind: one read for all the deliveries of an event.
    */
   readonly subscribers: (orgId: string, kinds: readonly string[], before: number) => Effect.Effect<ReadonlyMap<string, readonly string[]>, StoreUnavailable, R>
+  /** Optional: the same answer when it is known without a read (undefined otherwise), so an event nobody is subscribed to costs no run. */
+  readonly subscribersNow?: (orgId: string, kinds: readonly string[], before: number) => ReadonlyMap<string, readonly string[]> | undefined
   /**
    * Answers once the endpoints read model shows the endpoint as of `position` (false: not within its patience),
    * and whether it is still there (not deleted).
@@ -27,6 +29,8 @@ export interface WebhookFanoutOptions<R> {
   readonly scheduled: (delivery: DueDelivery) => void
   readonly log: (message: string, detail?: unknown) => void
 }
+
+type Row = NonNullable<ReturnType<typeof mappingOf>>
 
 /** The categories whose events have rows in the mapping table. */
 export const WEBHOOK_SOURCE_CATEGORIES = ['job', 'monitor', 'webhook-endpoint'] as const
@@ -93,16 +97,20 @@ export const makeWebhookFanout = <R>(options: WebhookFanoutOptions<R>, run: Run<
       if (handled.events.length > 0) options.scheduled({ delivery_id: deliveryId, endpoint_id: endpointId })
     })
 
-  const fanOut = (event: DomainEvent, envelope: EventEnvelope) =>
+  /**
+   * The endpoints subscribed to a row's kinds come first: when there is none (most events of most organizations),
+   * the row's context is not loaded and its drafts not built. Only a ping is addressed to an endpoint whatever its
+   * subscriptions.
+   */
+  const subscribableKinds = (row: Row) => row.kinds.filter((kind) => kind !== 'ping')
+  const nobodyToTell = (row: Row, subscribed: ReadonlyMap<string, readonly string[]>) =>
+    !row.kinds.includes('ping') && [...subscribed.values()].every((endpoints) => endpoints.length === 0)
+
+  const fanOut = (event: DomainEvent, envelope: EventEnvelope, row: Row, known: ReadonlyMap<string, readonly string[]> | undefined) =>
     Effect.gen(function* () {
-      const row = mappingOf(event)
-      if (!row) return
-      // The endpoints subscribed to the row's kinds come first: when there is none (most events of most
-      // organizations), the row's context is not loaded and its drafts not built. Only a ping is addressed to an
-      // endpoint whatever its subscriptions.
-      const kinds = row.kinds.filter((kind) => kind !== 'ping')
-      const subscribed = kinds.length === 0 ? new Map<string, readonly string[]>() : yield* options.subscribers(envelope.org_id, kinds, envelope.position)
-      if (!row.kinds.includes('ping') && [...subscribed.values()].every((endpoints) => endpoints.length === 0)) return
+      const kinds = subscribableKinds(row)
+      const subscribed = known ?? (kinds.length === 0 ? new Map<string, readonly string[]>() : yield* options.subscribers(envelope.org_id, kinds, envelope.position))
+      if (nobodyToTell(row, subscribed)) return
       const drafts = yield* draftsOf(event, envelope)
       for (const draft of drafts) {
         const endpoints = draft.only_endpoint !== undefined ? [draft.only_endpoint] : subscribed.get(draft.kind) ?? []
@@ -143,7 +151,12 @@ export const makeWebhookFanout = <R>(options: WebhookFanoutOptions<R>, run: Run<
     handle: async (event, envelope) => {
       if (event._tag === 'WebhookEndpointCreated') return run(catchUpEndpoint(event, envelope))
       // Most events (a job's request and start) have no row: nothing to run for them.
-      if (mappingOf(event)) return run(fanOut(event, envelope))
+      const row = mappingOf(event)
+      if (!row) return
+      const kinds = subscribableKinds(row)
+      const known = kinds.length === 0 ? new Map<string, readonly string[]>() : options.subscribersNow?.(envelope.org_id, kinds, envelope.position)
+      if (known && nobodyToTell(row, known)) return
+      return run(fanOut(event, envelope, row, known))
     },
   })
 }

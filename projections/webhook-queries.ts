@@ -1,9 +1,10 @@
 import { Effect } from 'effect'
 import { NotFound } from '../domain/errors.js'
+import type { DocumentStoreService } from '../ports/document-store.js'
 import { countDocs, findDocs, getDoc } from './projection.js'
 import { waitForPosition } from './read-your-writes.js'
 import { rememberedWhileUnchanged } from './while-unchanged.js'
-import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS } from './webhooks.js'
+import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type WebhookEndpointDoc } from './webhooks.js'
 
 export const listWebhookEndpoints = (orgId: string) =>
   findDocs(WEBHOOK_ENDPOINTS, { org_id: orgId, deleted: false }, { sort: [['created_at', 'asc'], ['endpoint_id', 'asc']] })
@@ -46,11 +47,22 @@ const enabledEndpointsOf = rememberedWhileUnchanged([WEBHOOK_ENDPOINTS.name], (o
  * where a webhook event from the event recorded at `before` goes.
  */
 export const subscribedWebhookEndpoints = (orgId: string, kinds: readonly string[], before: number) =>
-  Effect.map(enabledEndpointsOf(orgId), (docs): ReadonlyMap<string, readonly string[]> => {
-    // A document projected before created_position existed counts as created at the log's start.
-    const created = docs.filter((doc) => (doc.created_position ?? 0) < before)
-    return new Map(kinds.map((kind) => [kind, created.filter((doc) => doc.enabled_events.includes(kind)).map((doc) => doc.endpoint_id)]))
-  })
+  Effect.map(enabledEndpointsOf(orgId), (docs) => subscribedOf(docs, kinds, before))
+
+/**
+ * The same answer from endpoints remembered while unchanged, without running an effect (the fan-out asks at every
+ * job's end, and most organizations have none): undefined when they must be read.
+ */
+export const rememberedSubscribedWebhookEndpoints = (store: DocumentStoreService, orgId: string, kinds: readonly string[], before: number) => {
+  const docs = enabledEndpointsOf.peek(store, orgId)
+  return docs && subscribedOf(docs, kinds, before)
+}
+
+const subscribedOf = (docs: readonly WebhookEndpointDoc[], kinds: readonly string[], before: number): ReadonlyMap<string, readonly string[]> => {
+  // A document projected before created_position existed counts as created at the log's start.
+  const created = docs.filter((doc) => (doc.created_position ?? 0) < before)
+  return new Map(kinds.map((kind) => [kind, created.filter((doc) => doc.enabled_events.includes(kind)).map((doc) => doc.endpoint_id)]))
+}
 
 /** The log position the endpoints read model has applied for one endpoint, or null before its creation is applied. */
 export const webhookEndpointVersion = (endpointId: string) =>

@@ -1,6 +1,7 @@
 import { Effect } from 'effect'
 import { SecretBox } from '../../domain/secret-box.js'
 import { egressDispatcher, startEgressGateway } from '../../fetchers/egress/index.js'
+import { DocumentStore } from '../../ports/document-store.js'
 import { EventLog } from '../../ports/event-log.js'
 import { Metrics } from '../../ports/metrics.js'
 import { makeWebhookDispatcher } from '../../processors/webhook-dispatcher.js'
@@ -8,7 +9,7 @@ import { makeWebhookFanout } from '../../processors/webhook-fanout.js'
 import { makeWebhookNotices } from '../../processors/webhook-notices.js'
 import { listOrgUsers } from '../../projections/user-queries.js'
 import {
-  dueWebhookDeliveries, nextWebhookAttemptAt, subscribedWebhookEndpoints, webhookEndpointShown, webhookEndpointVersion,
+  dueWebhookDeliveries, nextWebhookAttemptAt, rememberedSubscribedWebhookEndpoints, subscribedWebhookEndpoints, webhookEndpointShown, webhookEndpointVersion,
 } from '../../projections/webhook-queries.js'
 import type { Config } from '../config.js'
 import { scopedProcessor } from '../log/scoped-log.js'
@@ -36,7 +37,11 @@ export const webhooksRole = (config: Config, logger: Logger) => Effect.gen(funct
     http, openSecret: (sealed) => (SecretBox.isSealed(sealed) ? box.open(sealed) : sealed),
     dueDeliveries: dueWebhookDeliveries, nextAttemptAt: nextWebhookAttemptAt, endpointVersion: webhookEndpointVersion, log: logger.error, metrics: yield* Metrics,
   })
-  const fanout = makeWebhookFanout({ subscribers: subscribedWebhookEndpoints, endpointShown: webhookEndpointShown, scheduled: dispatcher.wake, log: logger.error }, run)
+  const docs = yield* DocumentStore
+  const fanout = makeWebhookFanout({
+    subscribers: subscribedWebhookEndpoints, subscribersNow: (orgId, kinds, before) => rememberedSubscribedWebhookEndpoints(docs, orgId, kinds, before),
+    endpointShown: webhookEndpointShown, scheduled: dispatcher.wake, log: logger.error,
+  }, run)
   const notices = makeWebhookNotices({ orgUsers: listOrgUsers, log: logger.error }, run)
   yield* scopedProcessor(eventLog, fanout, 8)
   yield* scopedProcessor(eventLog, notices, 4)

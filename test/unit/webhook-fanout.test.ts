@@ -10,23 +10,30 @@ import { MonitorRunSkipped } from '../../domain/monitor/events.js'
 import { STREAMS } from '../../domain/streams.js'
 import { endpointDecider } from '../../domain/webhook/endpoint-decider.js'
 import { makeManualClock } from '../../infra/clock/manual.js'
+import { makeMemoryBlobStore } from '../../infra/memory/blob-store.js'
+import { makeMemoryEventStore } from '../../infra/memory/event-store.js'
+import { makeSqliteDocumentStore } from '../../infra/sqlite/document-store.js'
 import { Clock } from '../../ports/clock.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
 import { makeWebhookFanout } from '../../processors/webhook-fanout.js'
-import { subscribedWebhookEndpoints, webhookEndpointShown } from '../../projections/webhook-queries.js'
+import { rememberedSubscribedWebhookEndpoints, subscribedWebhookEndpoints, webhookEndpointShown } from '../../projections/webhook-queries.js'
 import { webhooksProjection } from '../../projections/webhooks.js'
-import { memoryServices, newEvents, TEST_METADATA } from '../helpers/memory-services.js'
+import { memoryServices, newEvents, storeServices, TEST_METADATA } from '../helpers/memory-services.js'
 
 const ORG = 'org-f'
 
-t.test('an endpoint receives exactly the events recorded after its creation event, whatever the read model lag', async (t) => {
-  const services = memoryServices()
+// With subscribersNow, the endpoints remembered while unchanged are peeked at without a run: the same deliveries.
+for (const peeking of [false, true]) t.test(`an endpoint receives exactly the events recorded after its creation event, whatever the read model lag${peeking ? ' (endpoints peeked at)' : ''}`, async (t) => {
+  // A store that tells its generations (the SQLite one) lets a reading be remembered, hence peeked at.
+  const services = peeking ? storeServices(makeMemoryEventStore(), makeSqliteDocumentStore(':memory:'), makeMemoryBlobStore()) : memoryServices()
   const clock = makeManualClock('2026-11-24T09:00:00.000Z')
   const run = <A, E>(effect: Effect.Effect<A, E, any>) => services.run(Effect.provideService(effect, Clock, clock) as Effect.Effect<A, E, never>)
+  let fanoutRuns = 0
   const woken: string[] = []
   const fanout = makeWebhookFanout({
     subscribers: subscribedWebhookEndpoints, endpointShown: webhookEndpointShown, scheduled: (d) => woken.push(d.delivery_id), log: () => undefined,
-  }, run)
+    ...(peeking ? { subscribersNow: (orgId: string, kinds: readonly string[], before: number) => rememberedSubscribedWebhookEndpoints(services.docs, orgId, kinds, before) } : {}),
+  }, (effect) => { fanoutRuns += 1; return run(effect) })
 
   const skipped = async (runId: string) => {
     const event = new MonitorRunSkipped({ monitor_id: 'm1', org_id: ORG, run_id: runId, status: 'skipped_quota', detail: 'no credits', skipped_at: clock.now().toISOString() })
@@ -59,7 +66,9 @@ t.test('an endpoint receives exactly the events recorded after its creation even
   t.same(await deliveriesFor('e1'), [after2.event_id], 'once shown, a later event goes to it')
   await fanout.handle(created)
   t.same((await deliveriesFor('e1')).sort(), [after1.event_id, after2.event_id].sort(), 'its creation schedules what it missed, and nothing twice')
+  const runsBefore = fanoutRuns
   await fanout.handle(before)
+  t.equal(fanoutRuns - runsBefore, peeking ? 0 : 1, peeking ? 'an event nobody is subscribed to, the endpoints known: no run' : 'the endpoints read in a run')
   await fanout.handle(after1)
   t.same((await deliveriesFor('e1')).sort(), [after1.event_id, after2.event_id].sort(), 'an event recorded before its creation never goes to it; a redelivered one adds nothing')
   t.equal(woken.length, 2, 'the dispatcher is woken once per delivery scheduled')
