@@ -27,4 +27,5 @@ const sealed = (event: NewEvent, box: SecretBox): NewEvent => {
 export const SealingEventStore = (box: SecretBox) => Layer.effect(EventStore, Effect.map(EventStore, (store): EventStoreService => ({
   ...store,
   append: (stream, events, expected) => store.append(stream, events.map((event) => sealed(event, box)), expected),
+  ...(store.appendNow ? { appendNow: (stream, events, expected) => store.appendNow!(stream, events.map((event) => sealed(event, box)), expected) } : {}),
 })))

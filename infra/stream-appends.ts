@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { Context, Effect, Layer } from 'effect'
-import { EventStore, type EventStoreService } from '../ports/event-store.js'
+import { EventStore, type EventStoreService, type NewEvent } from '../ports/event-store.js'
 import { StreamAppends, type StreamAppendsService } from '../ports/stream-appends.js'
 
 /**
@@ -10,9 +10,18 @@ import { StreamAppends, type StreamAppendsService } from '../ports/stream-append
 export const SignallingEventStore = Layer.effectContext(Effect.map(EventStore, (store) => {
   const signals = new EventEmitter()
   signals.setMaxListeners(0)
+  const signal = (stream: string, events: readonly NewEvent[]) => { signals.emit(stream, events.map((event) => event.type)) }
+  const appendNow = store.appendNow
   const signalling: EventStoreService = {
     ...store,
-    append: (stream, events, expected) => store.append(stream, events, expected).pipe(Effect.tap(() => Effect.sync(() => signals.emit(stream, events.map((event) => event.type))))),
+    append: (stream, events, expected) => store.append(stream, events, expected).pipe(Effect.tap(() => Effect.sync(() => signal(stream, events)))),
+    ...(appendNow ? {
+      appendNow: (stream, events, expected) => {
+        const result = appendNow(stream, events, expected)
+        signal(stream, events)
+        return result
+      },
+    } : {}),
   }
   const appends: StreamAppendsService = {
     listen: (stream, onAppend) => {

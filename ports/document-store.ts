@@ -72,6 +72,20 @@ export interface DocumentStoreService {
    * cannot tell leave it out.
    */
   readonly generation?: (collections: readonly string[]) => number
+  /**
+   * Optional, for stores that answer in the calling turn (SQLite, memory): `get`, `find`, `put` and `delete` done at
+   * once, without an effect run, throwing StoreUnavailable where the effects fail with it. A store has all the `...Now`
+   * entries or none; callers fall back to the effects without them (MongoDB).
+   */
+  readonly getNow?: (collection: string, id: string) => Doc | null
+  readonly findNow?: (collection: string, filter: Filter, options?: FindOptions) => readonly Doc[]
+  readonly putNow?: (collection: string, doc: Doc) => void
+  readonly deleteNow?: (collection: string, id: string) => void
+  /**
+   * Optional: `inBatch` for synchronous work, which returns its answer or throws: committed when `work` returns, rolled
+   * back when it throws (the error is thrown on). A nested call joins the outer batch, as a nested `inBatch` does.
+   */
+  readonly inBatchNow?: <A>(work: () => A) => A
 }
 
 export class DocumentStore extends Context.Tag('DocumentStore')<DocumentStore, DocumentStoreService>() {}

@@ -43,6 +43,18 @@ export class WrongExpectedRevision extends Data.TaggedError('WrongExpectedRevisi
 
 export class StoreUnavailable extends Data.TaggedError('StoreUnavailable')<{ readonly cause: unknown }> {}
 
+/**
+ * Runs a store's work at once, for its `...Now` entries: a revision conflict or StoreUnavailable is thrown as it is,
+ * anything else thrown as StoreUnavailable, which is what the store's effects fail with.
+ */
+export const storeWorkNow = <A>(work: () => A): A => {
+  try {
+    return work()
+  } catch (cause) {
+    throw cause instanceof StoreUnavailable || cause instanceof WrongExpectedRevision ? cause : new StoreUnavailable({ cause })
+  }
+}
+
 export interface EventStoreService {
   /**
    * Appends atomically. Appending events whose event_ids are already in the stream is a no-op
@@ -52,6 +64,14 @@ export interface EventStoreService {
   readonly readStream: (stream: string) => Effect.Effect<readonly RecordedEvent[], StoreUnavailable>
   /** Events with position greater than `after`, in log order. */
   readonly readAll: (after: number, limit: number) => Effect.Effect<readonly RecordedEvent[], StoreUnavailable>
+  /**
+   * Optional, for stores that answer in the calling turn (SQLite, memory): `append` done at once, without an effect
+   * run, throwing what `append` fails with (WrongExpectedRevision, StoreUnavailable). A store has both `...Now`
+   * entries or neither; callers fall back to the effects without them (EventStoreDB).
+   */
+  readonly appendNow?: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult
+  /** Optional: `readStream` done at once, throwing StoreUnavailable (see appendNow). */
+  readonly readStreamNow?: (stream: string) => readonly RecordedEvent[]
 }
 
 export class EventStore extends Context.Tag('EventStore')<EventStore, EventStoreService>() {}

@@ -1,6 +1,6 @@
 import { Effect, Layer } from 'effect'
 import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FilterValue, type FindOptions } from '../../ports/document-store.js'
-import { StoreUnavailable } from '../../ports/event-store.js'
+import { type StoreUnavailable, storeWorkNow } from '../../ports/event-store.js'
 
 const SAFE_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/
 
@@ -76,7 +76,7 @@ export const makeMemoryDocumentStore = (): DocumentStoreService => {
     if (!docs) collections.set(name, (docs = new Map()))
     return docs
   }
-  const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })
+  const attempt = <A>(f: () => A) => Effect.try({ try: () => storeWorkNow(f), catch: (e) => e as StoreUnavailable })
   const filtered = (name: string, filter: Filter) => {
     const conditions = Object.entries(filter)
     return [...collection(name).values()]
@@ -84,7 +84,7 @@ export const makeMemoryDocumentStore = (): DocumentStoreService => {
       .filter((doc) => conditions.every(([field, condition]) => matches(doc, field, condition)))
   }
 
-  const find = (name: string, filter: Filter, options: FindOptions = {}) => attempt(() => {
+  const findNow = (name: string, filter: Filter, options: FindOptions = {}) => storeWorkNow(() => {
     const sort = options.sort ?? []
     const byId = (a: Doc, b: Doc) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0)
     const ordered = filtered(name, filter).sort((a, b) => {
@@ -98,20 +98,29 @@ export const makeMemoryDocumentStore = (): DocumentStoreService => {
     const end = options.limit === undefined ? undefined : skip + Math.max(0, Math.floor(options.limit))
     return ordered.slice(skip, end)
   })
+  const getNow = (name: string, id: string) => {
+    const json = collection(name).get(id)
+    return json === undefined ? null : (JSON.parse(json) as Doc)
+  }
+  const putNow = (name: string, doc: Doc) => { collection(name).set(doc._id, JSON.stringify(doc)) }
+  const deleteNow = (name: string, id: string) => { collection(name).delete(id) }
 
   return {
-    get: (name, id) => attempt(() => {
-      const json = collection(name).get(id)
-      return json === undefined ? null : (JSON.parse(json) as Doc)
-    }),
-    put: (name, doc) => attempt(() => { collection(name).set(doc._id, JSON.stringify(doc)) }),
-    delete: (name, id) => attempt(() => { collection(name).delete(id) }),
-    find,
+    get: (name, id) => Effect.sync(() => getNow(name, id)),
+    put: (name, doc) => attempt(() => putNow(name, doc)),
+    delete: (name, id) => Effect.sync(() => deleteNow(name, id)),
+    find: (name, filter, options) => attempt(() => findNow(name, filter, options)),
     count: (name, filter) => attempt(() => filtered(name, filter).length),
     clear: (name) => attempt(() => { collections.delete(name) }),
     // Scans are fast enough in memory.
     ensureIndexes: () => Effect.void,
     inBatch: (work) => work,
+    getNow,
+    findNow,
+    putNow: (name, doc) => storeWorkNow(() => putNow(name, doc)),
+    deleteNow,
+    // Like inBatch: no grouping, so a failed batch keeps the writes made before it failed.
+    inBatchNow: (work) => work(),
   }
 }
 

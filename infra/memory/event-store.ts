@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import { Effect, Layer } from 'effect'
 import {
-  EventStore, StoreUnavailable, WrongExpectedRevision,
+  EventStore, WrongExpectedRevision, storeWorkNow, type StoreUnavailable,
   type AppendResult, type EventStoreService, type ExpectedRevision, type NewEvent, type RecordedEvent,
 } from '../../ports/event-store.js'
 
@@ -32,7 +32,7 @@ export const makeMemoryEventStore = (): MemoryEventStore => {
     return { revision: indexes.length - 1, position: indexes[indexes.length - 1]! + 1 }
   }
 
-  const appendNow = (stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
+  const appendInMemory = (stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
     const current = head(stream)
     const duplicateIn = events.length > 0 ? streamOfEventId.get(events[0]!.event_id) : undefined
     if (duplicateIn === stream && current) return current
@@ -58,15 +58,20 @@ export const makeMemoryEventStore = (): MemoryEventStore => {
     return { revision, position }
   }
 
+  const appendNow = (stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
+    const result = storeWorkNow(() => appendInMemory(stream, events, expected))
+    appended.emit('append')
+    return result
+  }
+  const readStreamNow = (stream: string) => (streams.get(stream) ?? []).map((i) => thaw(log[i]!))
+
   return {
     appended,
-    append: (stream, events, expected) =>
-      Effect.try({
-        try: () => appendNow(stream, events, expected),
-        catch: (e) => (e instanceof WrongExpectedRevision ? e : new StoreUnavailable({ cause: e })),
-      }).pipe(Effect.tap(() => Effect.sync(() => appended.emit('append')))),
-    readStream: (stream) => Effect.sync(() => (streams.get(stream) ?? []).map((i) => thaw(log[i]!))),
+    append: (stream, events, expected) => Effect.try({ try: () => appendNow(stream, events, expected), catch: (e) => e as WrongExpectedRevision | StoreUnavailable }),
+    readStream: (stream) => Effect.sync(() => readStreamNow(stream)),
     readAll: (after, limit) => Effect.sync(() => log.slice(Math.max(0, after), Math.max(0, after) + Math.max(0, limit)).map(thaw)),
+    appendNow,
+    readStreamNow,
   }
 }
 

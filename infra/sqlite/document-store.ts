@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
 import { Effect, Layer } from 'effect'
 import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FindOptions } from '../../ports/document-store.js'
-import { StoreUnavailable } from '../../ports/event-store.js'
+import { type StoreUnavailable, storeWorkNow } from '../../ports/event-store.js'
 import { openDatabase, preparedStatements } from './database.js'
 import { countQuery, findQuery } from './document-queries.js'
 import { inBatchOffThread } from './off-thread-batch.js'
@@ -70,7 +70,7 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   const beginStmt = db.prepare('begin immediate')
   const commitStmt = db.prepare('commit')
   const rollbackStmt = db.prepare('rollback')
-  const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (cause) => new StoreUnavailable({ cause }) })
+  const attempt = <A>(f: () => A) => Effect.try({ try: () => storeWorkNow(f), catch: (e) => e as StoreUnavailable })
   /**
    * Generations: one count of writes per collection, plus one count for what may change any collection (a rolled
    * back transaction, whose writes were counted but undone; a commit of another connection, seen as a new
@@ -144,30 +144,61 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   // Queries are built from a filter's shape (its values are parameters), so the few shapes in use are prepared once.
   const statement = preparedStatements(db, MAX_PREPARED)
 
-  const find = (collection: string, filter: Filter, options: FindOptions = {}) => attempt(() => {
+  const findNow = (collection: string, filter: Filter, options: FindOptions = {}) => storeWorkNow(() => {
     const query = findQuery(collection, filter, options)
     const rows = readFromFile(statement(query.sql).all(...query.params) as { body: string }[])
     return rows.map((r) => JSON.parse(r.body) as Doc)
   })
+  const getNow = (collection: string, id: string) => storeWorkNow(() => {
+    // A batch holds the write lock from its start (when it looked): no other connection commits meanwhile.
+    if (!batchOpen) lookForOtherCommits()
+    let body = known.get(collection, id)
+    if (body === undefined) {
+      body = readFromFile(getStmt.get(collection, id)?.body ?? null)
+      known.set(collection, id, body)
+    }
+    return body === null ? null : (JSON.parse(body) as Doc)
+  })
+  const putNow = (collection: string, doc: Doc) => storeWorkNow(() => { wrote(collection); putBody(collection, doc, putStmt) })
+  const deleteNow = (collection: string, id: string) => storeWorkNow(() => { wrote(collection); deleteStmt.run(collection, id); known.set(collection, id, null) })
+  const begin = () => {
+    beginStmt.run()
+    sawOtherCommits()
+    batchOpen = true
+  }
+  const end = (succeeded: boolean) => {
+    batchOpen = false
+    if (succeeded) {
+      wroteFile()
+      try { commitStmt.run() } catch (error) { changedEverything(); throw error }
+    } else {
+      changedEverything()
+      rollbackStmt.run()
+    }
+  }
+  const inBatchNow = <A>(work: () => A): A => {
+    if (batchOpen) return work()
+    storeWorkNow(begin)
+    let answer: A
+    try {
+      answer = work()
+    } catch (error) {
+      storeWorkNow(() => end(false))
+      throw error
+    }
+    storeWorkNow(() => end(true))
+    return answer
+  }
 
   return {
     db,
-    get: (collection, id) => attempt(() => {
-      // A batch holds the write lock from its start (when it looked): no other connection commits meanwhile.
-      if (!batchOpen) lookForOtherCommits()
-      let body = known.get(collection, id)
-      if (body === undefined) {
-        body = readFromFile(getStmt.get(collection, id)?.body ?? null)
-        known.set(collection, id, body)
-      }
-      return body === null ? null : (JSON.parse(body) as Doc)
-    }),
-    put: (collection, doc) => attempt(() => { wrote(collection); putBody(collection, doc, putStmt) }),
+    get: (collection, id) => attempt(() => getNow(collection, id)),
+    put: (collection, doc) => attempt(() => putNow(collection, doc)),
     putMany: (collection, docs) => attempt(() => { wrote(collection); for (const doc of docs) putBody(collection, doc, putStmt) }),
     // Rebuilds insert their many documents once: none is kept (what was kept of the collection could only be absent).
     insertMany: (collection, docs) => attempt(() => { wrote(collection); known.forget(); for (const doc of docs) insertStmt.run(collection, doc._id, JSON.stringify(doc)) }),
-    delete: (collection, id) => attempt(() => { wrote(collection); deleteStmt.run(collection, id); known.set(collection, id, null) }),
-    find,
+    delete: (collection, id) => attempt(() => deleteNow(collection, id)),
+    find: (collection, filter, options) => attempt(() => findNow(collection, filter, options)),
     count: (collection, filter) => attempt(() => {
       const query = countQuery(collection, filter)
       return readFromFile((statement(query.sql).get(...query.params) as { n: number }).n)
@@ -177,24 +208,12 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     // small enough per organization for an embedded deployment.
     ensureIndexes: () => Effect.void,
     atomicBatches: true,
-    inBatch: (work) => Effect.acquireUseRelease(
-      attempt(() => {
-        beginStmt.run()
-        sawOtherCommits()
-        batchOpen = true
-      }),
-      () => work,
-      (_, exit) => attempt(() => {
-        batchOpen = false
-        if (exit._tag === 'Success') {
-          wroteFile()
-          try { commitStmt.run() } catch (error) { changedEverything(); throw error }
-        } else {
-          changedEverything()
-          rollbackStmt.run()
-        }
-      }).pipe(Effect.orDie),
-    ),
+    inBatch: (work) => Effect.acquireUseRelease(attempt(begin), () => work, (_, exit) => attempt(() => end(exit._tag === 'Success')).pipe(Effect.orDie)),
+    getNow,
+    findNow,
+    putNow,
+    deleteNow,
+    inBatchNow,
     generation,
     ...(db.memory ? {} : { inBatchOffThread: inBatchOffThread(db) }),
   }

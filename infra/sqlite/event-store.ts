@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import { EventEmitter } from 'node:events'
 import { Effect, type Scope } from 'effect'
 import {
-  StoreUnavailable, WrongExpectedRevision,
+  StoreUnavailable, WrongExpectedRevision, storeWorkNow,
   type AppendResult, type EventStoreService, type ExpectedRevision, type NewEvent, type RecordedEvent,
 } from '../../ports/event-store.js'
 import { openDatabase } from './database.js'
@@ -51,6 +51,8 @@ export interface SqliteEventStore extends EventStoreService {
   readonly appended: EventEmitter
   /** readAll answered at once, without an effect run (the process's own log readers); throws what readAll fails with. */
   readonly readAllNow: (after: number, limit: number) => readonly RecordedEvent[]
+  readonly appendNow: NonNullable<EventStoreService['appendNow']>
+  readonly readStreamNow: NonNullable<EventStoreService['readStreamNow']>
 }
 
 export const makeSqliteEventStore = (file: string): SqliteEventStore => {
@@ -139,32 +141,29 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
     return { revision, position, previousPosition, rows }
   })
 
+  const appendNow = (stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
+    const result = storeWorkNow(() => appendTx.immediate(stream, events, expected))
+    // Committed: the process's subscribers and later reads of the stream get these events from memory, as the file would answer them.
+    if (result.rows.length > 0) {
+      const recorded = result.rows.map((row) => deepFreeze(toRecorded(row)))
+      if (!tail.appended(result.rows[0]!.position, result.previousPosition, () => recorded)) appendNotInTail = true
+      streams.appended(stream, result.rows[0]!.revision - 1, recorded)
+    }
+    appended.emit('append')
+    return { revision: result.revision, position: result.position }
+  }
+  const readStreamNow = (stream: string) => storeWorkNow(() => readStream(stream))
+  const readAllNow = (after: number, limit: number) => storeWorkNow(() => readAll(after, limit))
+
   return {
     db,
     appended,
-    append: (stream, events, expected) =>
-      Effect.try({
-        try: () => {
-          const result = appendTx.immediate(stream, events, expected)
-          // Committed: the process's subscribers and later reads of the stream get these events from memory, as the file would answer them.
-          if (result.rows.length > 0) {
-            const recorded = result.rows.map((row) => deepFreeze(toRecorded(row)))
-            if (!tail.appended(result.rows[0]!.position, result.previousPosition, () => recorded)) appendNotInTail = true
-            streams.appended(stream, result.rows[0]!.revision - 1, recorded)
-          }
-          return { revision: result.revision, position: result.position }
-        },
-        catch: (e) => (e instanceof WrongExpectedRevision ? e : new StoreUnavailable({ cause: e })),
-      }).pipe(Effect.tap(() => Effect.sync(() => appended.emit('append')))),
-    readStream: (stream) => Effect.try({ try: () => readStream(stream), catch: (cause) => new StoreUnavailable({ cause }) }),
-    readAll: (after, limit) => Effect.try({ try: () => readAll(after, limit), catch: (cause) => new StoreUnavailable({ cause }) }),
-    readAllNow: (after, limit) => {
-      try {
-        return readAll(after, limit)
-      } catch (cause) {
-        throw new StoreUnavailable({ cause })
-      }
-    },
+    append: (stream, events, expected) => Effect.try({ try: () => appendNow(stream, events, expected), catch: (e) => e as WrongExpectedRevision | StoreUnavailable }),
+    readStream: (stream) => Effect.try({ try: () => readStreamNow(stream), catch: (e) => e as StoreUnavailable }),
+    readAll: (after, limit) => Effect.try({ try: () => readAllNow(after, limit), catch: (e) => e as StoreUnavailable }),
+    appendNow,
+    readStreamNow,
+    readAllNow,
   }
 }
 

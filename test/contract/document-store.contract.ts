@@ -1,6 +1,7 @@
 import { Effect } from 'effect'
 import type { Test } from 'tap'
 import type { Doc, DocumentStoreService, Filter, FindOptions } from '../../ports/document-store.js'
+import type { StoreUnavailable } from '../../ports/event-store.js'
 
 /** The DocumentStore port's contract: every adapter (SQLite, MongoDB, ...) must pass it unchanged. */
 export interface DocumentStoreFixture {
@@ -245,4 +246,61 @@ export const documentStoreContract = (t: Test, name: string, make: () => Promise
       t.equal(await run(store.get(c, 'd000')), null)
       t.same(await run(store.get(c, 'd299')), { _id: 'd299', round: 2 })
     })
+
+    t.test('the synchronous entry points come all together or not at all', async (t) => {
+      const present = [store.getNow, store.findNow, store.putNow, store.deleteNow, store.inBatchNow].map((entry) => entry !== undefined)
+      t.ok(present.every((p) => p === present[0]), `present: ${present.join(', ')}`)
+    })
+
+    const inBatchNow = store.inBatchNow
+    if (inBatchNow === undefined) return
+    t.test('inBatchNow answers its work and keeps its writes; reads inside see them; a nested batch joins', async (t) => {
+      const c = fresh()
+      const answer = inBatchNow(() => {
+        store.putNow!(c, { _id: 'x', n: 1 })
+        inBatchNow(() => store.putNow!(c, { _id: 'x', n: 2 }))
+        store.putNow!(c, { _id: 'y', n: 3 })
+        return { x: store.getNow!(c, 'x'), found: store.findNow!(c, {}).map((d) => d._id) }
+      })
+      t.same(answer, { x: { _id: 'x', n: 2 }, found: ['x', 'y'] })
+      t.same(await run(store.find(c, {})), [{ _id: 'x', n: 2 }, { _id: 'y', n: 3 }], 'kept after the batch, seen by the effects')
+    })
+
+    t.test('a throwing inBatchNow throws on; with atomic batches its writes are undone', async (t) => {
+      const c = fresh()
+      await run(store.put(c, { _id: 'kept', n: 1 }))
+      const stop = new Error('stop')
+      t.throws(() => inBatchNow(() => {
+        store.putNow!(c, { _id: 'kept', n: 2 })
+        store.putNow!(c, { _id: 'new', n: 1 })
+        throw stop
+      }), stop)
+      if (store.atomicBatches) t.same(await run(store.find(c, {})), [{ _id: 'kept', n: 1 }], 'rolled back')
+      store.putNow!(c, { _id: 'after', n: 1 })
+      t.same(store.getNow!(c, 'after'), { _id: 'after', n: 1 }, 'and the store stays usable')
+    })
+
+    t.test('a synchronous entry that fails throws StoreUnavailable', async (t) => {
+      const c = await seeded()
+      let thrown: unknown = null
+      try { store.findNow!(c, { 'bad path!': 1 }) } catch (e) { thrown = e }
+      t.match(thrown, { _tag: 'StoreUnavailable' })
+    })
   })
+
+/**
+ * The store with get, find, put and delete answered by its synchronous entry points (batches and the rest as they
+ * are), so the whole contract runs against those too.
+ */
+export const throughNowEntries = (store: DocumentStoreService): DocumentStoreService => {
+  const { getNow, findNow, putNow, deleteNow } = store
+  if (!getNow || !findNow || !putNow || !deleteNow) throw new Error('the store has no synchronous entry points')
+  const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (e) => e as StoreUnavailable })
+  return {
+    ...store,
+    get: (collection, id) => attempt(() => getNow(collection, id)),
+    find: (collection, filter, options) => attempt(() => findNow(collection, filter, options)),
+    put: (collection, doc) => attempt(() => putNow(collection, doc)),
+    delete: (collection, id) => attempt(() => deleteNow(collection, id)),
+  }
+}

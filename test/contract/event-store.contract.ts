@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Effect, Either } from 'effect'
 import type { Test } from 'tap'
-import type { EventStoreService, ExpectedRevision, NewEvent } from '../../ports/event-store.js'
+import type { EventStoreService, ExpectedRevision, NewEvent, StoreUnavailable, WrongExpectedRevision } from '../../ports/event-store.js'
 
 /** The EventStore port's contract: every adapter (SQLite, EventStoreDB, ...) must pass it unchanged. */
 export interface EventStoreFixture {
@@ -161,4 +161,32 @@ export const eventStoreContract = (t: Test, name: string, make: () => Promise<Ev
       t.equal(results.filter(Either.isRight).length, 1)
       t.equal((await read(s)).length, 1)
     })
+
+    t.test('the synchronous entry points come both or neither', async (t) => {
+      t.equal(store.appendNow === undefined, store.readStreamNow === undefined)
+    })
+
+    const { appendNow, readStreamNow } = store
+    if (appendNow === undefined || readStreamNow === undefined) return
+    t.test('appendNow throws the typed conflict; readStreamNow answers what readStream does', async (t) => {
+      const s = stream()
+      const first = appendNow(s, [newEvent(), newEvent()], 'no_stream')
+      t.equal(first.revision, 1)
+      let thrown: unknown = null
+      try { appendNow(s, [newEvent()], 0) } catch (e) { thrown = e }
+      t.match(thrown, { _tag: 'WrongExpectedRevision', stream: s, expected: 0, actual: 1 })
+      t.same(readStreamNow(s), await read(s))
+      t.same(readStreamNow(stream()), [])
+    })
   })
+
+/** The store with append and readStream answered by its synchronous entry points, so the whole contract runs against those too. */
+export const throughNowEntries = (store: EventStoreService): EventStoreService => {
+  const { appendNow, readStreamNow } = store
+  if (!appendNow || !readStreamNow) throw new Error('the store has no synchronous entry points')
+  return {
+    ...store,
+    append: (s, events, expected) => Effect.try({ try: () => appendNow(s, events, expected), catch: (e) => e as WrongExpectedRevision | StoreUnavailable }),
+    readStream: (s) => Effect.try({ try: () => readStreamNow(s), catch: (e) => e as StoreUnavailable }),
+  }
+}

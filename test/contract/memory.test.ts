@@ -10,9 +10,9 @@ import { DocumentStore } from '../../ports/document-store.js'
 import { EventStore } from '../../ports/event-store.js'
 import { auditTrailContract, recordIntoReadModel } from './audit-trail.contract.js'
 import { blobStoreContract } from './blob-store.contract.js'
-import { documentStoreContract } from './document-store.contract.js'
+import { documentStoreContract, throughNowEntries as documentsThroughNowEntries } from './document-store.contract.js'
 import { eventLogContract } from './event-log.contract.js'
-import { eventStoreContract } from './event-store.contract.js'
+import { eventStoreContract, throughNowEntries as eventsThroughNowEntries } from './event-store.contract.js'
 import { mailOutboxContract } from './mail-outbox.contract.js'
 
 const nothingToClean = async () => {}
@@ -23,6 +23,10 @@ const built = <I, S>(tag: Context.Tag<I, S>, layer: Layer.Layer<I>) => Effect.ru
 eventStoreContract(t, 'in memory', async () => ({ store: await built(EventStore, MemoryEventStoreLayer), cleanup: nothingToClean }))
 
 documentStoreContract(t, 'in memory', async () => ({ store: await built(DocumentStore, MemoryDocumentStoreLayer), cleanup: nothingToClean }))
+
+eventStoreContract(t, 'in memory, through its synchronous entry points', async () => ({ store: eventsThroughNowEntries(makeMemoryEventStore()), cleanup: nothingToClean }))
+
+documentStoreContract(t, 'in memory, through its synchronous entry points', async () => ({ store: documentsThroughNowEntries(makeMemoryDocumentStore()), cleanup: nothingToClean }))
 
 auditTrailContract(t, 'read model in the in-memory document store', async () => ({ record: recordIntoReadModel(makeMemoryDocumentStore()), cleanup: nothingToClean }))
 

@@ -12,9 +12,9 @@ import { makeSqliteDocumentStore } from '../../infra/sqlite/document-store.js'
 import { makeSqliteEventStore } from '../../infra/sqlite/event-store.js'
 import { makeSqliteAuditTrail } from '../../infra/sqlite/audit-trail.js'
 import { appendAll, auditTrailContract, recordIntoReadModel } from './audit-trail.contract.js'
-import { documentStoreContract } from './document-store.contract.js'
+import { documentStoreContract, throughNowEntries as documentsThroughNowEntries } from './document-store.contract.js'
 import { eventLogContract } from './event-log.contract.js'
-import { eventStoreContract } from './event-store.contract.js'
+import { eventStoreContract, throughNowEntries as eventsThroughNowEntries } from './event-store.contract.js'
 import { mailOutboxContract } from './mail-outbox.contract.js'
 
 /** A fresh temp folder per fixture, removed by its cleanup. */
@@ -33,6 +33,18 @@ documentStoreContract(t, 'SQLite', async () => {
   const { file, remove } = tempFile('docs.db')
   const store = makeSqliteDocumentStore(file)
   return { store, cleanup: async () => { store.db.close(); remove() } }
+})
+
+eventStoreContract(t, 'SQLite, through its synchronous entry points', async () => {
+  const { file, remove } = tempFile('events.db')
+  const store = makeSqliteEventStore(file)
+  return { store: eventsThroughNowEntries(store), cleanup: async () => { store.db.close(); remove() } }
+})
+
+documentStoreContract(t, 'SQLite, through its synchronous entry points', async () => {
+  const { file, remove } = tempFile('docs.db')
+  const store = makeSqliteDocumentStore(file)
+  return { store: documentsThroughNowEntries(store), cleanup: async () => { store.db.close(); remove() } }
 })
 
 auditTrailContract(t, 'read from the SQLite event log (embedded)', async () => {
