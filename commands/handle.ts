@@ -3,7 +3,7 @@ import { Effect, Either } from 'effect'
 import { fold, type Decider } from '../domain/decider.js'
 import { decodeEvent, encodeEvent } from '../domain/events.js'
 import type { DomainEvent } from '../domain/streams.js'
-import { EventStore, type EventMetadata, WrongExpectedRevision, StoreUnavailable } from '../ports/event-store.js'
+import { EventStore, type EventMetadata, type EventStoreService, type NewEvent, WrongExpectedRevision, StoreUnavailable } from '../ports/event-store.js'
 
 export interface CommandContext {
   readonly org_id: string
@@ -39,21 +39,72 @@ export const handle = <C, E extends DomainEvent, S, Err>(
       const events = decided.right
       const last = history[history.length - 1]
       if (events.length === 0) return Effect.succeed({ events, revision: last?.revision ?? -1, position: last?.position ?? 0 })
-      const now = new Date().toISOString()
-      const newEvents = events.map((event, i) => {
-        const { type, data } = encodeEvent(event)
-        return {
-          event_id: ctx.idSeed ? deterministicId(`${ctx.idSeed}:${stream}:${i}`) : randomUUID(),
-          type, data, org_id: ctx.org_id, occurred_at: now, metadata: ctx.metadata,
-        }
-      })
-      return store.append(stream, newEvents, last ? last.revision : 'no_stream').pipe(
+      return store.append(stream, storedForm(events, stream, ctx), last ? last.revision : 'no_stream').pipe(
         Effect.map((result) => ({ events, revision: result.revision, position: result.position })),
         Effect.catchTag('WrongExpectedRevision', (conflict) => (n < MAX_CONFLICT_RETRIES ? attempt(n + 1) : Effect.fail(conflict))),
       )
     })
     return attempt(1)
   })
+
+/** The stored form of decided events, to append to `stream`. */
+const storedForm = (events: readonly DomainEvent[], stream: string, ctx: CommandContext): NewEvent[] => {
+  const now = new Date().toISOString()
+  return events.map((event, i) => {
+    const { type, data } = encodeEvent(event)
+    return {
+      event_id: ctx.idSeed ? deterministicId(`${ctx.idSeed}:${stream}:${i}`) : randomUUID(),
+      type, data, org_id: ctx.org_id, occurred_at: now, metadata: ctx.metadata,
+    }
+  })
+}
+
+/** A stream's state as its caller folded it, and its last event's revision and position (undefined: no stream). */
+export interface KnownStream<S> {
+  readonly state: S
+  readonly last: { readonly revision: number; readonly position: number } | undefined
+}
+
+/** A store that reads and appends in the calling turn. */
+export type StoreNow = Required<Pick<EventStoreService, 'readStreamNow' | 'appendNow'>>
+
+export const storeNow = (store: EventStoreService): StoreNow | null =>
+  store.readStreamNow && store.appendNow ? (store as StoreNow) : null
+
+/** A stream read and folded at once. */
+export const loadNow = <E extends DomainEvent, S>(decider: Pick<Decider<never, E, S, never>, 'initialState' | 'evolve'>, store: StoreNow, stream: string): KnownStream<S> => {
+  const history = store.readStreamNow(stream)
+  const last = history[history.length - 1]
+  return { state: fold(decider, history.map((r) => decodeEvent(r.type, r.data) as E)), last: last && { revision: last.revision, position: last.position } }
+}
+
+/**
+ * `handle` without an effect run, on a store that answers in the calling turn: from `known` (a state the caller
+ * folded, so the stream is not read again) when given, reading the stream again after a conflict, as `handle` does.
+ * A decision's refusal is the Left; the store's failures, and a conflict past the retries, are thrown.
+ */
+export const handleNow = <C, E extends DomainEvent, S, Err>(
+  decider: Decider<C, E, S, Err>,
+  store: StoreNow,
+  stream: string,
+  command: C,
+  ctx: CommandContext,
+  known?: KnownStream<S>,
+): Either.Either<Handled<E>, Err> => {
+  for (let n = 1; ; n++) {
+    const { state, last } = n === 1 && known ? known : loadNow(decider, store, stream)
+    const decided = decider.decide(command, state)
+    if (Either.isLeft(decided)) return Either.left(decided.left)
+    const events = decided.right
+    if (events.length === 0) return Either.right({ events, revision: last?.revision ?? -1, position: last?.position ?? 0 })
+    try {
+      const result = store.appendNow(stream, storedForm(events, stream, ctx), last ? last.revision : 'no_stream')
+      return Either.right({ events, revision: result.revision, position: result.position })
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevision) || n >= MAX_CONFLICT_RETRIES) throw error
+    }
+  }
+}
 
 /** A UUID-shaped id derived from a seed (name-based, like UUID v5). */
 export const deterministicId = (seed: string): string => {

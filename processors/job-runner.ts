@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto'
-import { Effect } from 'effect'
+import { Effect, Either } from 'effect'
+import { handleNow, loadNow, storeNow, type KnownStream, type StoreNow } from '../commands/handle.js'
 import { loadJob, runJobCommand } from '../commands/jobs.js'
-import { creditsCharged, jobCreditWeight, type JobCommand } from '../domain/job/decider.js'
+import { creditsCharged, jobCreditWeight, jobDecider, type JobCommand, type JobState } from '../domain/job/decider.js'
+import { STREAMS } from '../domain/streams.js'
 import type { JobType } from '../domain/job/spec.js'
 import type { ArtifactRecord } from '../domain/job/events.js'
 import { failure, type Engine, type EngineArtifact } from '../fetchers/engine.js'
 import { jobManifest, jobTiming } from '../fetchers/manifest.js'
 import { BlobStore } from '../ports/blob-store.js'
-import type { EventEnvelope, EventStore } from '../ports/event-store.js'
+import type { EventEnvelope, EventStore, EventStoreService } from '../ports/event-store.js'
 import type { MetricsService } from '../ports/metrics.js'
 import { defineProcessor } from './processor.js'
 import { runRecipeJob, type RecipeRunOptions } from './recipe-run.js'
@@ -21,6 +23,11 @@ export interface JobRunnerOptions {
   readonly recipes?: RecipeRunOptions
   /** Where finished jobs are counted (tier, outcome, duration, credits). */
   readonly metrics?: MetricsService
+  /**
+   * Optional: the event store `run` provides, so a store that reads and appends in the calling turn records a job's
+   * start and end without an effect run (and its end without reading the stream again).
+   */
+  readonly events?: EventStoreService
 }
 
 export const artifactKey = (orgId: string, jobId: string, artifactId: string) => `jobs/${orgId}/${jobId}/${artifactId}`
@@ -48,6 +55,7 @@ const storeArtifacts = (orgId: string, jobId: string, artifacts: readonly Engine
  */
 export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | BlobStore>) => {
   const shutdown = new AbortController()
+  const eventsNow = options.events ? storeNow(options.events) : null
   const ctx = (envelope: EventEnvelope) => ({
     metadata: { correlation_id: envelope.metadata.correlation_id, causation_id: envelope.event_id, actor: `fetcher:${options.workerId}` },
   })
@@ -55,38 +63,81 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
   const now = () => new Date().toISOString()
 
   /**
-   * Loads the job and records its start, in one run. Null when there is nothing to run (an unknown or finished job);
-   * `engine` null when no engine of this fetcher can run it (it is then failed at once, and a start recorded by an
-   * earlier attempt is no conflict).
+   * What a job's state asks of this fetcher: null when there is nothing to run (an unknown or finished job); `engine`
+   * null when no engine of this fetcher can run it (it is then failed at once, and a start recorded by an earlier
+   * attempt is no conflict).
    */
+  const planOf = (state: JobState) => {
+    if (state.status === 'none' || state.status === 'succeeded' || state.status === 'failed') return null
+    const engine = options.engines[state.spec.job_type]
+    const runnable = engine !== undefined && (!state.spec.recipe || options.recipes !== undefined)
+    return { state, engine: runnable ? engine : null }
+  }
+  const startCommand = (jobId: string): JobCommand => ({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() })
+
+  /** Loads the job and records its start, in one run. */
   const start = (jobId: string, envelope: EventEnvelope) =>
     Effect.gen(function* () {
-      const { state } = yield* loadJob(jobId)
-      if (state.status === 'none' || state.status === 'succeeded' || state.status === 'failed') return null
-      const engine = options.engines[state.spec.job_type]
-      const runnable = engine !== undefined && (!state.spec.recipe || options.recipes !== undefined)
-      const starting = runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: options.workerId, now: now() }, state.org_id, ctx(envelope))
-      yield* runnable ? starting : starting.pipe(Effect.catchTag('StateConflict', () => Effect.void))
-      return { state, engine: runnable ? engine : null }
+      const plan = planOf((yield* loadJob(jobId)).state)
+      if (plan === null) return null
+      const starting = runJobCommand(startCommand(jobId), plan.state.org_id, ctx(envelope))
+      yield* plan.engine ? starting : starting.pipe(Effect.catchTag('StateConflict', () => Effect.void))
+      return { ...plan, afterStart: undefined }
     })
 
+  /**
+   * `start` at once, on a store that reads and appends in the calling turn: the stream is read once, and the state the
+   * start leaves is kept (`afterStart`), so the end is recorded without reading the stream again.
+   */
+  const startNow = (store: StoreNow, jobId: string, envelope: EventEnvelope) => {
+    const stream = STREAMS.job.stream(jobId)
+    const known = loadNow(jobDecider, store, stream)
+    const plan = planOf(known.state)
+    if (plan === null) return null
+    const started = handleNow(jobDecider, store, stream, startCommand(jobId), { ...ctx(envelope), org_id: plan.state.org_id }, known)
+    if (Either.isLeft(started)) {
+      if (plan.engine || started.left._tag !== 'StateConflict') throw started.left
+      return { ...plan, afterStart: undefined }
+    }
+    const afterStart: KnownStream<JobState> = {
+      state: started.right.events.reduce(jobDecider.evolve, known.state),
+      last: { revision: started.right.revision, position: started.right.position },
+    }
+    return { ...plan, afterStart }
+  }
+
+  /** Records a job's end at once (from the state its start left, when known): true when this worker's end was appended. */
+  const endNow = (store: StoreNow, command: JobCommand, orgId: string, envelope: EventEnvelope, afterStart: KnownStream<JobState> | undefined) => {
+    const ended = handleNow(jobDecider, store, STREAMS.job.stream(command.job_id), command, { ...ctx(envelope), org_id: orgId }, afterStart)
+    if (Either.isRight(ended)) return true
+    if (ended.left._tag === 'StateConflict') return false
+    throw ended.left
+  }
+
   const runJob = async (jobId: string, envelope: EventEnvelope): Promise<void> => {
-    const started = await run(start(jobId, envelope))
+    const store = eventsNow
+    const started = store ? startNow(store, jobId, envelope) : await run(start(jobId, envelope))
     if (started === null) return
-    const { state, engine } = started
+    const { state, engine, afterStart } = started
     const startedAt = performance.now()
     /**
-     * Stores the artifacts and records the end the outcome makes of their records, in one run. Only the worker whose
-     * terminal event was appended counts the job: a lost race (StateConflict) counts nothing.
+     * Stores the artifacts and records the end the outcome makes of their records (in one run, or at once when the
+     * store answers in the calling turn). Only the worker whose terminal event was appended counts the job: a lost
+     * race (StateConflict) counts nothing.
      */
     const finish = async (outcome: (artifacts: readonly ArtifactRecord[]) => JobCommand, artifacts: readonly EngineArtifact[] = []) => {
-      const { command, appended } = await run(Effect.gen(function* () {
-        const command = outcome(yield* storeArtifacts(state.org_id, jobId, artifacts))
-        const appended = yield* runJobCommand(command, state.org_id, ctx(envelope)).pipe(
-          Effect.as(true), Effect.catchTag('StateConflict', () => Effect.succeed(false)),
-        )
-        return { command, appended }
-      }))
+      const { command, appended } = store
+        ? await (async () => {
+          const command = outcome(artifacts.length === 0 ? [] : await run(storeArtifacts(state.org_id, jobId, artifacts)))
+          return { command, appended: endNow(store, command, state.org_id, envelope, afterStart) }
+        })()
+        : await run(Effect.gen(function* () {
+          const command = outcome(yield* storeArtifacts(state.org_id, jobId, artifacts))
+          const appended = yield* runJobCommand(command, state.org_id, ctx(envelope)).pipe(
+            Effect.as(true), Effect.catchTag('StateConflict', () => Effect.succeed(false)),
+          )
+          return { command, appended }
+        }))
       if (!appended) return
       const succeeded = command._tag === 'SucceedJob'
       options.metrics?.jobFinished({
