@@ -5,7 +5,7 @@ import type { DocumentNeeded } from '../projections/document-view.js'
 import { skipReason, type Projection } from '../projections/projection.js'
 import { DocumentStore, type DocumentStoreService } from '../ports/document-store.js'
 import { EventLog, StoreLog } from '../ports/event-log.js'
-import { EventStore, type RecordedEvent } from '../ports/event-store.js'
+import { EventStore, type LogReader, type RecordedEvent } from '../ports/event-store.js'
 import { rebuildDocuments, type RebuildDocuments } from './rebuild-documents.js'
 
 /** Events read from the log at a time. */
@@ -41,14 +41,18 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
 })
 
 /** Folds the whole log in order into `target`, whose projections' collections are empty; answers the last position. */
-const foldLog = (projections: readonly Projection[], target: DocumentStoreService, counts: Record<string, number>) => Effect.gen(function* () {
+const foldLog = (projections: readonly Projection[], target: DocumentStoreService, counts: Record<string, number>) => Effect.scoped(Effect.gen(function* () {
   const store = yield* EventStore
   const byCategory = projectionsByCategory(projections)
   const folded = rebuildDocuments(target, projections)
   const folds = projections.map(() => 0)
   let position = 0
+  // SQLite reads the next batch on a thread of its own while this one is folded.
+  const reader: LogReader = store.readAllAhead
+    ? yield* store.readAllAhead(0, EVENTS_PER_READ)
+    : { next: Effect.suspend(() => store.readAll(position, EVENTS_PER_READ)) }
   for (;;) {
-    const batch = yield* store.readAll(position, EVENTS_PER_READ)
+    const batch = yield* reader.next
     if (batch.length === 0) break
     // The folds run directly, without an effect per event; a fold that needs a read from the store stops the batch
     // there, and the batch goes on from that fold once the read is loaded.
@@ -65,7 +69,7 @@ const foldLog = (projections: readonly Projection[], target: DocumentStoreServic
   yield* folded.flush
   projections.forEach((projection, index) => { counts[projection.name] = folds[index]! })
   return position
-})
+}))
 
 /** The projections that fold each category's events, in the given order, with their index in it. */
 const projectionsByCategory = (projections: readonly Projection[]) => {

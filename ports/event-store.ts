@@ -1,4 +1,4 @@
-import { Context, Data, type Effect } from 'effect'
+import { Context, Data, type Effect, type Scope } from 'effect'
 
 export type ExpectedRevision = 'no_stream' | 'any' | number
 
@@ -72,6 +72,16 @@ export interface EventStoreService {
   readonly appendNow?: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult
   /** Optional: `readStream` done at once, throwing StoreUnavailable (see appendNow). */
   readonly readStreamNow?: (stream: string) => readonly RecordedEvent[]
+  /**
+   * Optional: the log from `after` on, `limit` events at a time, read ahead of the caller on a thread of its own while
+   * the scope lasts (SQLite; a whole-log reader such as replay). Each batch is as readAll answers it.
+   */
+  readonly readAllAhead?: (after: number, limit: number) => Effect.Effect<LogReader, never, Scope.Scope>
+}
+
+/** Reads the log in order, a batch at a time: `next` answers the next batch, empty once the log's end is reached. */
+export interface LogReader {
+  readonly next: Effect.Effect<readonly RecordedEvent[], StoreUnavailable>
 }
 
 export class EventStore extends Context.Tag('EventStore')<EventStore, EventStoreService>() {}

@@ -7,6 +7,7 @@ import {
 } from '../../ports/event-store.js'
 import { openDatabase } from './database.js'
 import { deepFreeze, makeLogTail } from './log-tail.js'
+import { readLogOffThread } from './log-reader-thread.js'
 import { makeStreamCache } from './stream-cache.js'
 import { scopedWithCheckpointsOffThread } from './wal-checkpointer.js'
 
@@ -163,6 +164,7 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
     readAll: (after, limit) => Effect.try({ try: () => readAllNow(after, limit), catch: (e) => e as StoreUnavailable }),
     appendNow,
     readStreamNow,
+    ...(db.memory ? {} : { readAllAhead: (after: number, limit: number) => readLogOffThread(file, after, limit) }),
     readAllNow,
   }
 }

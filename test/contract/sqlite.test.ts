@@ -11,6 +11,7 @@ import { sqliteCatchUpLog } from '../../infra/sqlite/checkpoints.js'
 import { makeSqliteDocumentStore } from '../../infra/sqlite/document-store.js'
 import { makeSqliteEventStore } from '../../infra/sqlite/event-store.js'
 import { makeSqliteAuditTrail } from '../../infra/sqlite/audit-trail.js'
+import type { RecordedEvent } from '../../ports/event-store.js'
 import { appendAll, auditTrailContract, recordIntoReadModel } from './audit-trail.contract.js'
 import { documentStoreContract, throughNowEntries as documentsThroughNowEntries } from './document-store.contract.js'
 import { eventLogContract } from './event-log.contract.js'
@@ -86,6 +87,38 @@ mailOutboxContract(t, 'staged tokens in the SQLite document store', async () => 
   const { file, remove } = tempFile('docs.db')
   const docs = makeSqliteDocumentStore(file)
   return { outbox: makeStagedTokensDocuments(docs), cleanup: async () => { docs.db.close(); remove() } }
+})
+
+t.test('SQLite: the log read ahead on a thread answers each batch as readAll does', async (t) => {
+  const { file, remove } = tempFile('events.db')
+  const store = makeSqliteEventStore(file)
+  t.teardown(() => { store.db.close(); remove() })
+  const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
+  const metadata = { correlation_id: 'c', causation_id: null, actor: 'tester' }
+  for (let n = 0; n < 7; n++) {
+    await run(store.append(`job-${n}`, [0, 1].map((i) => ({
+      event_id: `e-${n}-${i}`, type: 'Noted', org_id: 'org', occurred_at: '2026-01-01T00:00:00.000Z', metadata,
+      data: { n, i, text: n === 3 ? 'naïve — ünïcode 🎉' : 'plain', nested: { list: [n, i], none: null } },
+    })), 'no_stream'))
+  }
+  const ahead = await run(Effect.scoped(Effect.gen(function* () {
+    const reader = yield* store.readAllAhead!(2, 5)
+    const batches: (readonly RecordedEvent[])[] = []
+    for (;;) {
+      const batch = yield* reader.next
+      batches.push(batch)
+      if (batch.length === 0) return batches
+    }
+  })))
+  const direct: (readonly RecordedEvent[])[] = []
+  for (let after = 2; ;) {
+    const batch = await run(store.readAll(after, 5))
+    direct.push(batch)
+    if (batch.length === 0) break
+    after = batch[batch.length - 1]!.position
+  }
+  t.same(ahead.map((batch) => batch.length), [5, 5, 2, 0])
+  t.strictSame(ahead, direct.map((batch) => batch.map((event) => ({ ...event }))))
 })
 
 t.test('SQLite: a batch run off the thread reads its own writes and commits only when its work succeeds', async (t) => {
