@@ -20,6 +20,10 @@ export interface ReplayDocuments {
   readonly full: () => boolean
   /** Writes the documents still held to the underlying store. */
   readonly flush: Effect.Effect<void, StoreUnavailable>
+  /** `load` at once, through the underlying store's synchronous entries (getNow, findNow, putNow, deleteNow). */
+  readonly loadNow: (needed: DocumentNeeded) => void
+  /** `flush` at once (see loadNow). */
+  readonly flushNow: () => void
 }
 
 /**
@@ -37,7 +41,7 @@ export interface ReplayDocuments {
  * one they read (documents are frozen here when read, so a projection that tried would fail its tests).
  */
 export const replayDocuments = (
-  underlying: Pick<DocumentStoreService, 'get' | 'find' | 'put' | 'putMany' | 'delete'>,
+  underlying: Pick<DocumentStoreService, 'get' | 'find' | 'put' | 'putMany' | 'delete' | 'getNow' | 'findNow' | 'putNow' | 'deleteNow'>,
   rebuilt: Iterable<string>,
   /**
    * `false` for collections that were not cleared (the live projector folding one batch): a document not held is
@@ -90,9 +94,10 @@ export const replayDocuments = (
     return !cleared || written.get(collection)!.has(id) ? undefined : null
   })
 
-  const writeThrough = (name: string) => Effect.suspend(() => {
+  /** A collection's held writes, taken to be written through (null when none): the documents to put, the ids to delete. */
+  const takeWrites = (name: string) => {
     const writes = held.get(name)!
-    if (writes.size === 0) return Effect.void
+    if (writes.size === 0) return null
     const ids = written.get(name)!
     // In id order: a store that keeps documents in a B-tree by id (SQLite) then writes neighbouring pages in a row
     // instead of a random page per document. The default sort compares strings as `<` does, without a call per pair.
@@ -116,9 +121,31 @@ export const replayDocuments = (
     }
     heldCount -= writes.size
     writes.clear()
+    return { puts, deletes }
+  }
+  const writeThrough = (name: string) => Effect.suspend(() => {
+    const taken = takeWrites(name)
+    if (taken === null) return Effect.void
+    const { puts, deletes } = taken
     const stored = underlying.putMany ? underlying.putMany(name, puts) : Effect.forEach(puts, (doc) => underlying.put(name, doc), { discard: true })
     return deletes.length === 0 ? stored : Effect.zipRight(stored, Effect.forEach(deletes, (id) => underlying.delete(name, id), { discard: true }))
   })
+  const now = <K extends 'getNow' | 'findNow' | 'putNow' | 'deleteNow'>(entry: K) => {
+    const found = underlying[entry]
+    if (!found) throw new Error(`the underlying document store has no ${entry}`)
+    return found as NonNullable<DocumentStoreService[K]>
+  }
+  const writeThroughNow = (name: string) => {
+    const taken = takeWrites(name)
+    if (taken === null) return
+    for (const doc of taken.puts) now('putNow')(name, doc)
+    for (const id of taken.deletes) now('deleteNow')(name, id)
+  }
+  const heldCollections = () => [...held].flatMap(([name, writes]) => (writes.size > 0 ? [name] : []))
+  const loaded = (needed: DocumentNeeded, value: Doc | null | readonly Doc[]) => {
+    if (kept !== undefined && needed.id !== null) kept.note(needed.collection, needed.id, value as Doc | null)
+    view.remember(needed, value)
+  }
 
   return {
     fold: (projection, event) => {
@@ -136,16 +163,21 @@ export const replayDocuments = (
     },
     load: (needed) => Effect.map(
       needed.filter !== null && held.has(needed.collection) ? Effect.zipRight(writeThrough(needed.collection), loadNeeded(underlying, needed)) : loadNeeded(underlying, needed),
-      (value) => {
-        if (kept !== undefined && needed.id !== null) kept.note(needed.collection, needed.id, value as Doc | null)
-        view.remember(needed, value)
-      },
+      (value) => loaded(needed, value),
     ),
+    loadNow: (needed) => {
+      if (needed.filter !== null && held.has(needed.collection)) writeThroughNow(needed.collection)
+      loaded(needed, needed.id !== null ? now('getNow')(needed.collection, needed.id) : now('findNow')(needed.collection, needed.filter ?? {}))
+    },
     full: () => heldCount > HELD_DOCUMENTS,
     // Only the collections with writes held: a live batch touches a few of the projections' many collections.
     flush: Effect.zipRight(
-      Effect.suspend(() => Effect.forEach([...held].flatMap(([name, writes]) => (writes.size > 0 ? [name] : [])), writeThrough, { discard: true })),
+      Effect.suspend(() => Effect.forEach(heldCollections(), writeThrough, { discard: true })),
       Effect.sync(() => kept?.settled()),
     ),
+    flushNow: () => {
+      for (const name of heldCollections()) writeThroughNow(name)
+      kept?.settled()
+    },
   }
 }

@@ -1,4 +1,4 @@
-import { Cause, Effect, Exit, Fiber, Runtime } from 'effect'
+import { Cause, Effect, Exit, Runtime } from 'effect'
 import { streamCategory } from '../../domain/streams.js'
 import { DocumentStore, type DocumentStoreService } from '../../ports/document-store.js'
 import type { EventLogService, Subscription } from '../../ports/event-log.js'
@@ -8,13 +8,19 @@ import { readModelsApplied } from '../../projections/read-your-writes.js'
 import { DocumentNeeded } from '../../projections/document-view.js'
 import { keptDocuments } from '../kept-documents.js'
 import { replayDocuments } from '../replay-documents.js'
-import { documentCheckpoints } from './document-checkpoints.js'
+import { documentCheckpoints, saveCheckpointsNow } from './document-checkpoints.js'
 import { retryPauseMs } from './dispatcher.js'
 
 /** Attempts at one projection's event (after its batch failed) before it is given up on and logged. */
 const ATTEMPTS = 5
 /** A projection that folds nothing for this long still saves its position now and then, so a restart reads little again. */
 const SAVE_LAG = 1000
+
+type DocumentsAtOnce = DocumentStoreService & Required<Pick<DocumentStoreService, 'inBatchNow' | 'getNow' | 'findNow' | 'putNow' | 'deleteNow'>>
+
+/** The store, when its batches are atomic and it answers in the calling turn (SQLite): what projectInBatches needs. */
+export const documentsAtOnce = (docs: DocumentStoreService): DocumentsAtOnce | null =>
+  docs.atomicBatches && docs.inBatchNow && docs.getNow && docs.findNow && docs.putNow && docs.deleteNow ? (docs as DocumentsAtOnce) : null
 
 export interface ProjectionBatches extends Subscription {
   /** Position of the last event the named projection has folded (or skipped as not of its categories). */
@@ -25,13 +31,13 @@ export interface ProjectionBatches extends Subscription {
  * Every projection folded by one reader of the store's own log: each batch of events is folded into all the
  * projections in memory (the projections' synchronous folds, as replay runs them), then each document changed is
  * written once, together with the projections' positions (kept in the same store), in one transaction of the document
- * store run synchronously (nothing else runs meanwhile). So a read model and its position never disagree
- * (exactly-once), and a batch costs one commit and one run of the effect runtime instead of one of each per event and
+ * store run at once, through its synchronous entries (nothing else runs meanwhile). So a read model and its position
+ * never disagree (exactly-once), and a batch costs one commit and no effect run, instead of one of each per event and
  * projection.
  * A batch that fails is rolled back and folded again one event and projection at a time, so one poison event is
  * retried, then logged and passed over, without holding back the others.
  *
- * Needs a log that can hand batches (`readBatches`) and a document store with atomic synchronous batches.
+ * Needs a log that can hand batches (`readBatches`) and a document store with atomic batches and synchronous entries.
  * A position is read as the larger of the one kept here and the log's own checkpoint of the same name (where
  * projections kept theirs before, and where replay leaves it): both only ever trail their read model.
  */
@@ -43,7 +49,8 @@ export const projectInBatches = (
   log: (message: string, detail?: unknown) => void,
 ) => Effect.gen(function* () {
   const readBatches = storeLog.readBatches
-  if (!readBatches || !docs.atomicBatches) return yield* Effect.dieMessage('projectInBatches needs a catch-up log and a document store with atomic batches')
+  const store = documentsAtOnce(docs)
+  if (!readBatches || !store) return yield* Effect.dieMessage('projectInBatches needs a catch-up log and a document store with atomic batches and synchronous entries')
   const kept = documentCheckpoints(docs)
   /** Each projection's position as of the last committed transaction, and as last written. */
   const positions = new Map<string, number>()
@@ -64,15 +71,16 @@ export const projectInBatches = (
   }
 
   /**
-   * One transaction: folds `events` into the projections of their categories (or into `only`) not past them yet,
-   * moves every position to at least `passTo` (events no projection folds still count as passed), and saves the
-   * positions that moved: those of projections that folded something (or every one, with `saveAll`), and any far
-   * behind. Answers the positions reached and the ones saved.
+   * One transaction, run at once: folds `events` into the projections of their categories (or into `only`) not past
+   * them yet, moves every position to at least `passTo` (events no projection folds still count as passed), and saves
+   * the positions that moved: those of projections that folded something (or every one, with `saveAll`), and any far
+   * behind. Answers the positions reached and the ones saved, and the reasons events were skipped.
    */
-  const transaction = (events: readonly RecordedEvent[], passTo: number, options: { only?: Projection; saveAll?: boolean } = {}) =>
-    docs.inBatch(Effect.gen(function* () {
+  const transaction = (events: readonly RecordedEvent[], passTo: number, options: { only?: Projection; saveAll?: boolean } = {}) => () =>
+    store.inBatchNow(() => {
       const reached = new Map(positions)
       const folded = new Set<string>()
+      const skipped: string[] = []
       // The batch's documents are folded in memory and each written once, at the end, with its last value.
       const documents = replayDocuments(docs, collections, { cleared: false, kept: keptDocs, writeOnce })
       for (const event of events) {
@@ -83,43 +91,43 @@ export const projectInBatches = (
           for (;;) {
             const outcome = documents.fold(projection, event)
             if (outcome instanceof DocumentNeeded) {
-              yield* documents.load(outcome)
+              documents.loadNow(outcome)
               continue
             }
-            if (outcome !== undefined) yield* Effect.logWarning(outcome)
+            if (outcome !== undefined) skipped.push(outcome)
             break
           }
           folded.add(projection.name)
           reached.set(projection.name, event.position)
         }
       }
-      yield* documents.flush
+      documents.flushNow()
       const written = new Map<string, number>()
       for (const [name, position] of reached) {
         const now = Math.max(position, passTo)
         reached.set(name, now)
         if (now > saved.get(name)! && (options.saveAll || folded.has(name) || now - saved.get(name)! >= SAVE_LAG)) written.set(name, now)
       }
-      if (written.size > 0) yield* kept.saveAll(written)
-      return { reached, written }
-    }))
+      saveCheckpointsNow(store, written)
+      return { reached, written, skipped }
+    })
 
-  const runSync = Runtime.runSyncExit(runtime)
-  /** Runs a transaction synchronously; once committed, its positions are the current ones and waiting reads wake. */
-  const commit = async (work: ReturnType<typeof transaction>): Promise<Exit.Exit<unknown, unknown>> => {
-    const exit = runSync(work)
-    if (Exit.isSuccess(exit)) {
-      keptDocs.committed()
-      for (const [name, position] of exit.value.reached) positions.set(name, position)
-      for (const [name, position] of exit.value.written) saved.set(name, position)
-      readModelsApplied(docs)
-      return exit
+  const logSkipped = Runtime.runSync(runtime)
+  /** Runs a transaction; once committed, its positions are the current ones and waiting reads wake. */
+  const commit = (work: ReturnType<typeof transaction>): Exit.Exit<unknown, unknown> => {
+    let committed: ReturnType<ReturnType<typeof transaction>>
+    try {
+      committed = work()
+    } catch (error) {
+      keptDocs.rolledBack()
+      return Exit.fail(error)
     }
-    keptDocs.rolledBack()
-    const defect = Cause.squash(exit.cause)
-    // A projection that waited on something asynchronous holds the transaction open: interrupt it (rolling it back).
-    if (Runtime.isAsyncFiberException(defect)) await Effect.runPromise(Fiber.interrupt(defect.fiber))
-    return exit
+    keptDocs.committed()
+    for (const [name, position] of committed.reached) positions.set(name, position)
+    for (const [name, position] of committed.written) saved.set(name, position)
+    readModelsApplied(docs)
+    if (committed.skipped.length > 0) logSkipped(Effect.forEach(committed.skipped, (reason) => Effect.logWarning(reason), { discard: true }))
+    return Exit.void
   }
 
   let stopped = false
@@ -128,7 +136,7 @@ export const projectInBatches = (
     for (const event of events) {
       for (const projection of byCategory.get(streamCategory(event.stream)) ?? []) {
         for (let attempt = 1; event.position > positions.get(projection.name)!; attempt++) {
-          const exit = await commit(transaction([event], 0, { only: projection }))
+          const exit = commit(transaction([event], 0, { only: projection }))
           if (Exit.isSuccess(exit)) break
           if (stopped) throw new Error('stopping: the batch is left for the next start')
           log(`projection ${projection.name} failed on ${event.type} at ${event.position} (attempt ${attempt})`, Cause.squash(exit.cause))
@@ -141,13 +149,13 @@ export const projectInBatches = (
         }
       }
     }
-    const passed = await commit(transaction([], events.at(-1)!.position, { saveAll: true }))
+    const passed = commit(transaction([], events.at(-1)!.position, { saveAll: true }))
     if (Exit.isFailure(passed)) throw Cause.squash(passed.cause)
   }
 
   readModelsApplied(docs) // from now on, waiting reads are woken by this reader's commits
   const reader = yield* readBatches({ name: 'projections', from: positions.size > 0 ? Math.min(...positions.values()) : 0 }, async (events) => {
-    if (Exit.isSuccess(await commit(transaction(events, events.at(-1)!.position)))) return
+    if (Exit.isSuccess(commit(transaction(events, events.at(-1)!.position)))) return
     await foldOneByOne(events)
   })
   return {

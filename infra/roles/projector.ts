@@ -4,7 +4,7 @@ import { EventLog, StoreLog, type EventLogService } from '../../ports/event-log.
 import type { RecordedEvent } from '../../ports/event-store.js'
 import { DocumentNeeded, FoldView } from '../../projections/document-view.js'
 import type { Projection } from '../../projections/projection.js'
-import { projectInBatches } from '../log/projection-batches.js'
+import { documentsAtOnce, projectInBatches } from '../log/projection-batches.js'
 import { scopedSubscription, untilScopeCloses } from '../log/scoped-log.js'
 import type { Logger } from '../logger.js'
 import { ReadModels } from '../read-models.js'
@@ -87,7 +87,7 @@ export const projectorRole = (logger: Logger) => Effect.gen(function* () {
   const eventLog = yield* EventLog
   const docs = yield* DocumentStore
   const projections = yield* ReadModels
-  if (storeLog === eventLog && storeLog.readBatches && docs.atomicBatches) {
+  if (storeLog === eventLog && storeLog.readBatches && documentsAtOnce(docs)) {
     const runtime = yield* Effect.runtime<DocumentStore>()
     const batches = yield* Effect.acquireRelease(
       projectInBatches(projections, storeLog, docs, runtime, logger.error),
