@@ -6,6 +6,7 @@ import { commonArtifacts, isHtml } from '../page-artifacts.js'
 import { jobManifest, jobTiming, type ObservedResponse } from '../manifest.js'
 import { BodyRefused } from '../body-limit.js'
 import { discardBody, readResponseBody } from './response-body.js'
+import { jobSignal } from './job-signal.js'
 import { makeChromiumClient, TunnelRefused, type ClientResponse } from './chromium-client.js'
 import { CHROMIUM_MAJOR, requestHeaders } from './chromium-profile.js'
 import { EGRESS_DENIED_HEADER, EGRESS_ERROR_HEADER, isGatewayFailureStatus } from '../egress/gateway-answers.js'
@@ -67,8 +68,8 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
   })
   const run = async (orgId: string, spec: JobSpec, signal: AbortSignal): Promise<EngineOutcome> => {
     const started = Date.now()
-    const timeoutSignal = AbortSignal.timeout(spec.timeout_ms)
-    const combined = AbortSignal.any([signal, timeoutSignal])
+    const aborting = jobSignal(signal, spec.timeout_ms)
+    const combined = aborting.signal
     // The organization's own transport (transport-pool.ts). Requests keep no cookies (ephemeral).
     const { transport, release } = await transports.lease(orgId)
     const ownHeaders = { ...(spec.headers ?? {}), ...(spec.user_agent ? { 'user-agent': spec.user_agent } : {}) }
@@ -126,7 +127,7 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
             url = checked.url.href
           }
         } catch (error) {
-          const failed = classifyError(error, timeoutSignal.aborted)
+          const failed = classifyError(error, aborting.timedOut())
           if (signal.aborted) throw error
           const retryable = failed.reason === 'network_error' && attempt < policy.max_attempts && policy.retry_methods.includes(spec.method)
           if (retryable) { await backoff(attempt, combined); continue }
@@ -149,9 +150,10 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
       }
     } catch (error) {
       if (signal.aborted) throw new Error('job abandoned: shutting down')
-      const failed = classifyError(error, timeoutSignal.aborted)
+      const failed = classifyError(error, aborting.timedOut())
       return failure(failed.reason, failed.message, { manifest: manifest() })
     } finally {
+      aborting.done()
       release()
     }
   }
