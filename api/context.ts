@@ -3,15 +3,22 @@ import type { Allowlist } from '../domain/address-policy.js'
 import type { OriginOverrides, RecipeCatalogue } from '../domain/recipe/catalogue.js'
 import type { AuditTrail } from '../ports/audit-trail.js'
 import type { BlobStore } from '../ports/blob-store.js'
-import type { Clock } from '../ports/clock.js'
-import type { DocumentStore } from '../ports/document-store.js'
-import type { EventStore } from '../ports/event-store.js'
+import type { Clock, ClockService } from '../ports/clock.js'
+import type { DocumentStore, DocumentStoreService } from '../ports/document-store.js'
+import type { EventStore, EventStoreService } from '../ports/event-store.js'
 import type { HostResolver } from '../ports/host-resolver.js'
-import type { Usage } from '../ports/usage.js'
+import type { Usage, UsageService } from '../ports/usage.js'
 import type { ApiPrincipal } from '../projections/key-queries.js'
 import type { RateWindow } from './rate-window.js'
 
 export type ApiServices = EventStore | DocumentStore | BlobStore | Usage | HostResolver | Clock | AuditTrail
+
+export interface ApiServicesNow {
+  readonly events: EventStoreService
+  readonly docs: DocumentStoreService
+  readonly usage: UsageService
+  readonly clock: ClockService
+}
 
 /** What the HTTP layer needs from the process: a way to run effects, and settings. */
 export interface ApiContext {
@@ -32,6 +39,11 @@ export interface ApiContext {
    * when they must be read (then `run` authenticates). Absent: every request authenticates through `run`.
    */
   readonly rememberedPrincipal?: (secret: string) => ApiPrincipal | undefined
+  /**
+   * The process's stores and services, for routes whose commands and queries can answer without an effect run (their
+   * `...Now` forms, where the stores answer synchronously); absent, every route runs through `run`.
+   */
+  readonly services?: ApiServicesNow
   /** Checks the signed token of a change e-mail's unsubscribe link; without it no link is valid. */
   readonly verifyUnsubscribe?: (monitorId: string, recipient: string, token: string) => boolean
 }

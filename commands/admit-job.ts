@@ -1,16 +1,17 @@
 import { Effect } from 'effect'
-import type { Allowlist } from '../domain/address-policy.js'
+import { hostToResolve, type Allowlist } from '../domain/address-policy.js'
 import { AdmissionRejected } from '../domain/errors.js'
 import type { JobRequested } from '../domain/job/events.js'
 import type { JobSpec } from '../domain/job/spec.js'
-import { dayOf, jobAdmissionBreaches, retryAfterSeconds, type LimitBreach } from '../domain/limits.js'
+import { dayOf, jobAdmissionBreaches, retryAfterSeconds, type LimitBreach, type UsageSnapshot } from '../domain/limits.js'
 import type { KeyLimits } from '../domain/org/events.js'
 import { jobCreditWeight } from '../domain/job/decider.js'
 import { PLANS, type PlanName } from '../domain/plans.js'
 import { STREAMS } from '../domain/streams.js'
-import { EventStore, type EventMetadata } from '../ports/event-store.js'
-import { Usage } from '../ports/usage.js'
-import { idempotentJobId, submitJob } from './jobs.js'
+import { EventStore, type EventMetadata, type EventStoreService, type RecordedEvent } from '../ports/event-store.js'
+import { Usage, type AdmittedJob, type UsageService } from '../ports/usage.js'
+import { storeNow } from './handle.js'
+import { idempotentJobId, submitJob, submitJobNow, type SubmitJob } from './jobs.js'
 import { checkUrlResolution } from './url-resolution.js'
 
 /** A job submission that must fit the organization's plan and the submitting key's limits. */
@@ -48,10 +49,25 @@ const rejected = (breaches: readonly LimitBreach[], now: number) => {
 
 /** Log position of an existing job's JobRequested, or null when there is no such job. */
 const requestedPosition = (jobId: string) =>
-  Effect.gen(function* () {
-    const history = yield* (yield* EventStore).readStream(STREAMS.job.stream(jobId))
-    return history[0]?.position ?? null
-  })
+  Effect.map(Effect.flatMap(EventStore, (store) => store.readStream(STREAMS.job.stream(jobId))), positionOfRequest)
+
+const positionOfRequest = (history: readonly RecordedEvent[]) => history[0]?.position ?? null
+
+const replayedAt = (jobId: string, position: number | null): Admission | null =>
+  position === null ? null : { _tag: 'Replayed', job_id: jobId, position }
+
+/** The limits the job breaches with `used`; fails (throws) when one blocks it. */
+const breachesOf = (input: SubmitAdmittedJob, used: UsageSnapshot, weight: number) => {
+  const now = input.now.getTime()
+  const breaches = jobAdmissionBreaches(PLANS[input.plan], input.key?.limits ?? NO_KEY_LIMITS, used, weight, input.spec.job_type, now)
+  return { breaches, rejection: breaches.length > 0 && input.enforcement === 'block' ? rejected(breaches, now) : null }
+}
+
+const jobInput = (input: SubmitAdmittedJob, keyId: string | null): SubmitJob =>
+  ({ ...(input.job_id !== undefined ? { job_id: input.job_id } : {}), org_id: input.org_id, api_key_id: keyId, spec: input.spec, now: input.now, metadata: input.metadata })
+
+const admittedJob = (input: SubmitAdmittedJob, keyId: string | null, weight: number, position: number): AdmittedJob =>
+  ({ orgId: input.org_id, keyId, weight, position, day: dayOf(input.now.toISOString()) })
 
 
 /**
@@ -63,8 +79,7 @@ export const submitAdmittedJob = (input: SubmitAdmittedJob) =>
   Effect.gen(function* () {
     const usage = yield* Usage
     const token = input.spec.idempotency_token
-    const replayed = (jobId: string) => Effect.map(requestedPosition(jobId), (position) =>
-      position === null ? null : { _tag: 'Replayed' as const, job_id: jobId, position })
+    const replayed = (jobId: string) => Effect.map(requestedPosition(jobId), (position) => replayedAt(jobId, position))
     const earlier = token === undefined ? null : yield* replayed(idempotentJobId(input.org_id, token))
     if (earlier) return earlier
     yield* checkUrlResolution(new URL(input.spec.target_url), input.allowlist, 'target_url', 'unsafe_target_url')
@@ -76,18 +91,49 @@ export const submitAdmittedJob = (input: SubmitAdmittedJob) =>
       // Another submission with the same token may have been admitted while this one waited.
       const raced = token === undefined ? null : yield* replayed(idempotentJobId(input.org_id, token))
       if (raced) return raced
-      const now = input.now.getTime()
       const weight = jobCreditWeight(input.spec)
-      const used = yield* usage.snapshot(reading)
-      const breaches = jobAdmissionBreaches(PLANS[input.plan], input.key?.limits ?? NO_KEY_LIMITS, used, weight, input.spec.job_type, now)
-      if (breaches.length > 0 && input.enforcement === 'block') return yield* Effect.fail(rejected(breaches, now))
-      const job = yield* submitJob({ ...(input.job_id !== undefined ? { job_id: input.job_id } : {}), org_id: input.org_id, api_key_id: keyId, spec: input.spec, now: input.now, metadata: input.metadata })
+      const { breaches, rejection } = breachesOf(input, yield* usage.snapshot(reading), weight)
+      if (rejection) return yield* Effect.fail(rejection)
+      const job = yield* submitJob(jobInput(input, keyId))
       if (!job.requested) {
         // Another process admitted the same token first.
-        const original = yield* replayed(job.job_id)
-        return original ?? { _tag: 'Replayed' as const, job_id: job.job_id, position: 0 }
+        return (yield* replayed(job.job_id)) ?? { _tag: 'Replayed' as const, job_id: job.job_id, position: 0 }
       }
-      yield* usage.admitted({ orgId: input.org_id, keyId, weight, position: job.position, day: dayOf(input.now.toISOString()) })
-      return { _tag: 'Created' as const, job_id: job.job_id, requested: job.requested, position: job.position, observed: breaches }
+      yield* usage.admitted(admittedJob(input, keyId, weight, job.position))
+      return { _tag: 'Created' as const, job_id: job.job_id, requested: job.requested, position: job.position, observed: breaches } satisfies Admission
     }))
   })
+
+/** The services submitAdmittedJobNow uses. */
+export interface AdmissionServices {
+  readonly events: EventStoreService
+  readonly usage: UsageService
+}
+
+/**
+ * submitAdmittedJob done at once, without an effect run, where everything it needs answers synchronously (the
+ * SQLite or memory stores, a target that needs no name lookup, no admission of the organization under way through
+ * the effects); undefined otherwise (then run submitAdmittedJob). As one synchronous step it needs no lock: no other
+ * admission comes between its usage reading and its append. Throws what submitAdmittedJob fails with.
+ */
+export const submitAdmittedJobNow = (services: AdmissionServices, input: SubmitAdmittedJob): Admission | undefined => {
+  const store = storeNow(services.events)
+  const { snapshotNow, admittedNow } = services.usage
+  if (store === null || !snapshotNow || !admittedNow) return undefined
+  const token = input.spec.idempotency_token
+  const replayed = (jobId: string) => replayedAt(jobId, positionOfRequest(store.readStreamNow(STREAMS.job.stream(jobId))))
+  const earlier = token === undefined ? null : replayed(idempotentJobId(input.org_id, token))
+  if (earlier) return earlier
+  if (hostToResolve(new URL(input.spec.target_url), input.allowlist) !== null) return undefined
+  const keyId = input.key?.key_id ?? null
+  const used = snapshotNow(input.org_id, keyId, input.now)
+  if (used === undefined) return undefined
+  const weight = jobCreditWeight(input.spec)
+  const { breaches, rejection } = breachesOf(input, used, weight)
+  if (rejection) throw rejection
+  const job = submitJobNow(store, jobInput(input, keyId))
+  // Another process admitted the same token first.
+  if (!job.requested) return replayed(job.job_id) ?? { _tag: 'Replayed', job_id: job.job_id, position: 0 }
+  admittedNow(admittedJob(input, keyId, weight, job.position))
+  return { _tag: 'Created', job_id: job.job_id, requested: job.requested, position: job.position, observed: breaches }
+}

@@ -32,6 +32,18 @@ export const handle = <C, E extends DomainEvent, S, Err>(
 ): Effect.Effect<Handled<E>, Err | WrongExpectedRevision | StoreUnavailable, EventStore> =>
   // Plain flatMaps rather than a generator: every command runs this, and each step of an effect costs the runtime.
   Effect.flatMap(EventStore, (store) => {
+    const now = storeNow(store)
+    // A store that answers in the calling turn: the whole command at once, in one step of the runtime.
+    if (now !== null) {
+      return Effect.suspend((): Effect.Effect<Handled<E>, Err | WrongExpectedRevision | StoreUnavailable> => {
+        try {
+          const handled = handleNow(decider, now, stream, command, ctx)
+          return Either.isLeft(handled) ? Effect.fail(handled.left) : Effect.succeed(handled.right)
+        } catch (error) {
+          return error instanceof WrongExpectedRevision || error instanceof StoreUnavailable ? Effect.fail(error) : Effect.die(error)
+        }
+      })
+    }
     const attempt = (n: number): Effect.Effect<Handled<E>, Err | WrongExpectedRevision | StoreUnavailable> => Effect.flatMap(store.readStream(stream), (history) => {
       const state = fold(decider, history.map((r) => decodeEvent(r.type, r.data) as E))
       const decided = decider.decide(command, state)

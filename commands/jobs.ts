@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import { Effect } from 'effect'
+import { Effect, Either } from 'effect'
 import { STREAMS } from '../domain/streams.js'
-import { jobDecider, type JobCommand } from '../domain/job/decider.js'
+import { jobDecider, type JobCommand, type JobError } from '../domain/job/decider.js'
 import type { JobSpec } from '../domain/job/spec.js'
 import { fold } from '../domain/decider.js'
 import { decodeEvent } from '../domain/events.js'
 import type { JobEvent, JobRequested } from '../domain/job/events.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
-import { deterministicId, handle, type CommandContext } from './handle.js'
+import { deterministicId, handle, handleNow, type CommandContext, type Handled, type StoreNow } from './handle.js'
+import type { StateConflict } from '../domain/errors.js'
 
 export interface SubmitJob {
   /** Chosen by the caller (ignored with an idempotency token, which derives the id); a new one otherwise. */
@@ -25,25 +26,42 @@ export interface SubmitJob {
  */
 export const idempotentJobId = (orgId: string, token: string) => deterministicId(`idempotency:${orgId}:${token}`)
 
+const requestOf = (input: SubmitJob) => {
+  const jobId = input.spec.idempotency_token !== undefined ? idempotentJobId(input.org_id, input.spec.idempotency_token) : input.job_id ?? randomUUID()
+  const command: JobCommand = {
+    _tag: 'RequestJob', job_id: jobId, org_id: input.org_id, api_key_id: input.api_key_id, spec: input.spec, now: (input.now ?? new Date()).toISOString(),
+  }
+  const ctx: CommandContext = { org_id: input.org_id, metadata: input.metadata }
+  return { jobId, command, ctx, stream: STREAMS.job.stream(jobId) }
+}
+
+const submitted = (jobId: string, handled: Handled<JobEvent>) => ({
+  job_id: jobId, created: true,
+  requested: handled.events.find((event): event is JobRequested => event._tag === 'JobRequested') ?? null,
+  position: handled.position,
+})
+
+/** With a token, the job exists already: another submission of the same token created it. */
+const alreadyRequested = (input: SubmitJob, error: JobError): error is StateConflict =>
+  error._tag === 'StateConflict' && error.code === 'job_exists' && input.spec.idempotency_token !== undefined
+
 export const submitJob = (input: SubmitJob) =>
-  Effect.gen(function* () {
-    const jobId = input.spec.idempotency_token !== undefined ? idempotentJobId(input.org_id, input.spec.idempotency_token) : input.job_id ?? randomUUID()
-    const command: JobCommand = {
-      _tag: 'RequestJob', job_id: jobId, org_id: input.org_id, api_key_id: input.api_key_id, spec: input.spec, now: (input.now ?? new Date()).toISOString(),
-    }
-    const ctx: CommandContext = { org_id: input.org_id, metadata: input.metadata }
-    return yield* handle(jobDecider, STREAMS.job.stream(jobId), command, ctx).pipe(
-      Effect.map((handled) => ({
-        job_id: jobId, created: true,
-        requested: handled.events.find((event): event is JobRequested => event._tag === 'JobRequested') ?? null,
-        position: handled.position,
-      })),
-      Effect.catchTag('StateConflict', (e) =>
-        e.code === 'job_exists' && input.spec.idempotency_token !== undefined
-          ? Effect.succeed({ job_id: jobId, created: false, requested: null, position: 0 })
-          : Effect.fail(e)),
+  Effect.suspend(() => {
+    const { jobId, command, ctx, stream } = requestOf(input)
+    return handle(jobDecider, stream, command, ctx).pipe(
+      Effect.map((handled) => submitted(jobId, handled)),
+      Effect.catchIf((e): e is StateConflict => e._tag === 'StateConflict' && alreadyRequested(input, e), () => Effect.succeed({ job_id: jobId, created: false, requested: null, position: 0 })),
     )
   })
+
+/** submitJob done at once on a store that answers synchronously: throws the command's failure, WrongExpectedRevision or StoreUnavailable. */
+export const submitJobNow = (store: StoreNow, input: SubmitJob) => {
+  const { jobId, command, ctx, stream } = requestOf(input)
+  const handled = handleNow(jobDecider, store, stream, command, ctx)
+  if (Either.isRight(handled)) return submitted(jobId, handled.right)
+  if (alreadyRequested(input, handled.left)) return { job_id: jobId, created: false, requested: null, position: 0 }
+  throw handled.left
+}
 
 export const loadJob = (jobId: string) =>
   Effect.gen(function* () {

@@ -45,6 +45,15 @@ export interface UsageService {
   readonly snapshot: (reading: UsageReading) => Effect.Effect<UsageSnapshot, StoreUnavailable>
   /** Records a job just admitted (call inside `serialized`, after its JobRequested was appended). */
   readonly admitted: (job: AdmittedJob) => Effect.Effect<void>
+  /**
+   * Optional, for a service whose counters answer synchronously: `snapshot` of a `read` made now, without an effect
+   * run, or undefined while an admission of the organization runs through `serialized` (then take the effects). The
+   * caller appends and records its job (`admittedNow`) in the same synchronous step, so no admission comes between.
+   * Throws StoreUnavailable.
+   */
+  readonly snapshotNow?: (orgId: string, keyId: string | null, now: Date) => UsageSnapshot | undefined
+  /** Optional, with snapshotNow: `admitted` done at once. */
+  readonly admittedNow?: (job: AdmittedJob) => void
 }
 
 export class Usage extends Context.Tag('Usage')<Usage, UsageService>() {}

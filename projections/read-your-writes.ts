@@ -1,6 +1,6 @@
-import { type Cause, Clock, Deferred, Effect, Exit } from 'effect'
+import { Cause, Clock, Deferred, Effect, Exit, Option } from 'effect'
 import type { ClockService } from '../ports/clock.js'
-import { DocumentStore, type Doc, type DocumentStoreService } from '../ports/document-store.js'
+import { DocumentStore, type Doc, type DocumentStoreService, type Filter } from '../ports/document-store.js'
 import { EventStore, type RecordedEvent, type StoreUnavailable } from '../ports/event-store.js'
 import { FoldView } from './document-view.js'
 import type { Collection, Projection, Stored } from './projection.js'
@@ -36,7 +36,7 @@ interface WokenWaiter {
   readonly ready: (doc: Doc | null) => boolean
   /** Whether its wait has run out (answered null): asked at every round. */
   readonly expired: () => boolean
-  readonly answer: (outcome: Effect.Effect<Doc | null, StoreUnavailable>) => void
+  readonly answer: (outcome: { readonly doc: Doc | null } | { readonly failure: StoreUnavailable }) => void
 }
 
 const woken = new WeakMap<DocumentStoreService, Woken>()
@@ -57,14 +57,14 @@ const reached = (position: number) => (doc: Doc | null) => doc !== null && Numbe
 /** One synchronous query per collection with waiting requests; answers those caught up, failed, or out of patience. */
 const wokenRound = (docs: DocumentStoreService, known: Woken) => {
   for (const [collection, waiters] of known.waiting) {
-    const found = Effect.runSyncExit(docs.find(collection, { _id: { $in: [...new Set(waiters.map((w) => w.id))] } }))
-    const byId = new Map(Exit.isSuccess(found) ? found.value.map((doc) => [doc._id, doc]) : [])
+    const found = findAtOnce(docs, collection, { _id: { $in: [...new Set(waiters.map((w) => w.id))] } })
+    const byId = new Map('docs' in found ? found.docs.map((doc) => [doc._id, doc]) : [])
     const remaining = waiters.filter((waiter) => {
-      if (Exit.isFailure(found)) waiter.answer(Effect.failCause(found.cause as Cause.Cause<StoreUnavailable>))
+      if ('failure' in found) waiter.answer(found)
       else {
         const doc = byId.get(waiter.id) ?? null
-        if (waiter.ready(doc)) waiter.answer(Effect.succeed(doc))
-        else if (waiter.expired()) waiter.answer(Effect.succeed(null))
+        if (waiter.ready(doc)) waiter.answer({ doc })
+        else if (waiter.expired()) waiter.answer({ doc: null })
         else return true
       }
       return false
@@ -75,6 +75,35 @@ const wokenRound = (docs: DocumentStoreService, known: Woken) => {
   if (known.waiting.size === 0 && known.timer !== null) {
     clearInterval(known.timer)
     known.timer = null
+  }
+}
+
+/** A find run at once: through the store's synchronous entry point when it has one, else its effect run synchronously. */
+const findAtOnce = (docs: DocumentStoreService, collection: string, filter: Filter): { readonly docs: readonly Doc[] } | { readonly failure: StoreUnavailable } => {
+  if (docs.findNow) {
+    try {
+      return { docs: docs.findNow(collection, filter) }
+    } catch (failure) {
+      return { failure: failure as StoreUnavailable }
+    }
+  }
+  const found = Effect.runSyncExit(docs.find(collection, filter))
+  if (Exit.isSuccess(found)) return { docs: found.value }
+  const failure = Cause.failureOption(found.cause)
+  if (Option.isSome(failure)) return { failure: failure.value }
+  throw Cause.squash(found.cause)
+}
+
+/** Adds a waiter to the rounds; answers the function that takes it out again. */
+const addWaiter = (docs: DocumentStoreService, known: Woken, collection: string, waiter: WokenWaiter) => {
+  const waiters = known.waiting.get(collection)
+  if (waiters) waiters.push(waiter)
+  else known.waiting.set(collection, [waiter])
+  known.timer ??= setInterval(() => wokenRound(docs, known), WOKEN_ROUND_PAUSE_MS)
+  return () => {
+    const left = known.waiting.get(collection)?.filter((other) => other !== waiter) ?? []
+    if (left.length > 0) known.waiting.set(collection, left)
+    else known.waiting.delete(collection)
   }
 }
 
@@ -89,17 +118,21 @@ const wokenWait = (
   seen?: Doc | null,
 ) =>
   Effect.flatMap(seen === undefined ? docs.get(collection, id) : Effect.succeed(seen), (doc) => ready(doc) ? Effect.succeed(doc) : Effect.async<Doc | null, StoreUnavailable>((resume) => {
-    const waiter: WokenWaiter = { id, ready, expired, answer: resume }
-    const waiters = known.waiting.get(collection)
-    if (waiters) waiters.push(waiter)
-    else known.waiting.set(collection, [waiter])
-    known.timer ??= setInterval(() => wokenRound(docs, known), WOKEN_ROUND_PAUSE_MS)
-    return Effect.sync(() => {
-      const left = known.waiting.get(collection)?.filter((other) => other !== waiter) ?? []
-      if (left.length > 0) known.waiting.set(collection, left)
-      else known.waiting.delete(collection)
-    })
+    const remove = addWaiter(docs, known, collection, { id, ready, expired, answer: (outcome) => resume('failure' in outcome ? Effect.fail(outcome.failure) : Effect.succeed(outcome.doc)) })
+    return Effect.sync(remove)
   }))
+
+/** wokenWait without an effect run, on a store that reads at once (`getNow`). */
+const wokenWaitNow = (
+  docs: DocumentStoreService, getNow: NonNullable<DocumentStoreService['getNow']>, known: Woken, collection: string, id: string,
+  ready: (doc: Doc | null) => boolean, expired: () => boolean, seen?: Doc | null,
+): Promise<Doc | null> => {
+  const doc = seen === undefined ? getNow(collection, id) : seen
+  if (ready(doc)) return Promise.resolve(doc)
+  return new Promise((resolve, reject) => {
+    addWaiter(docs, known, collection, { id, ready, expired, answer: (outcome) => ('failure' in outcome ? reject(outcome.failure) : resolve(outcome.doc)) })
+  })
+}
 
 /**
  * One watch per collection and store: each round reads every awaited document with one query, answers the requests
@@ -142,6 +175,17 @@ const waitForPositionIn = <D extends Stored<object>>(docs: DocumentStoreService,
     : polledWait(docs, collection.name, id, position)) as Effect.Effect<D | null, StoreUnavailable>
 }
 
+/**
+ * waitForPosition without an effect run, where the store's projections commit in this process and it reads at once;
+ * undefined elsewhere (then run waitForPosition). Rejects with StoreUnavailable.
+ */
+export const waitForPositionNow = <D extends Stored<object>>(docs: DocumentStoreService, collection: Collection<D>, id: string, position: number) => {
+  const known = woken.get(docs)
+  const getNow = docs.getNow
+  if (known === undefined || getNow === undefined) return undefined
+  return wokenWaitNow(docs, getNow, known, collection.name, id, reached(position), outOfPatienceAt(Date.now() + PATIENCE_MS)) as Promise<D | null>
+}
+
 /** A read-your-writes wait's patience: a technical timeout, not business time, so it reads the machine's clock. */
 const outOfPatienceAt = (deadline: number) => () => Date.now() >= deadline
 
@@ -166,6 +210,19 @@ export const awaitCommitted = <D extends Stored<object>>(
     const expired = () => until.clock.now().getTime() >= at
     return wokenWait(docs, known, collection.name, id, ready as (doc: Doc | null) => boolean, expired, seen as Doc | null | undefined) as Effect.Effect<D | null, StoreUnavailable>
   })
+
+/** awaitCommitted without an effect run, on a store that reads at once; undefined where awaitCommitted would not wait so. */
+export const awaitCommittedNow = <D extends Stored<object>>(
+  docs: DocumentStoreService, collection: Collection<D>, id: string, ready: (doc: D | null) => boolean,
+  until: { readonly clock: ClockService; readonly at: Date }, seen?: D | null,
+) => {
+  const known = woken.get(docs)
+  const getNow = docs.getNow
+  if (known === undefined || getNow === undefined) return undefined
+  const at = until.at.getTime()
+  const expired = () => until.clock.now().getTime() >= at
+  return wokenWaitNow(docs, getNow, known, collection.name, id, ready as (doc: Doc | null) => boolean, expired, seen as Doc | null | undefined) as Promise<D | null>
+}
 
 /** Waits on a store whose projections run elsewhere: a watch per collection polls it. */
 const polledWait = (docs: DocumentStoreService, collection: string, id: string, position: number) =>

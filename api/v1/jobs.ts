@@ -1,7 +1,7 @@
 import { Effect } from 'effect'
 import type { FastifyInstance } from 'fastify'
 import { currentTime } from '../../commands/clock.js'
-import { submitAdmittedJob } from '../../commands/admit-job.js'
+import { submitAdmittedJob, submitAdmittedJobNow, type SubmitAdmittedJob } from '../../commands/admit-job.js'
 import { requestJobDeletion } from '../../commands/purge.js'
 import { awaitJobEndWithin } from '../../commands/job-ends.js'
 import { coverage, isHeld } from '../../domain/retention/coverage.js'
@@ -10,10 +10,10 @@ import { activeHolds } from '../../projections/retention-queries.js'
 import type { PlanName } from '../../domain/plans.js'
 import { MissingFields, StateConflict, ValidationFailed } from '../../domain/errors.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
-import { awaitEndedJob, getJob, isRunning, listJobs } from '../../projections/job-queries.js'
+import { awaitEndedJob, awaitEndedJobNow, getJob, getJobNow, isRunning, listJobs } from '../../projections/job-queries.js'
 import { STREAMS } from '../../domain/streams.js'
 import { JOBS, jobsProjection, requestedJobDoc } from '../../projections/jobs.js'
-import { readableOnceStarted, readModelsCommitHere, waitForPosition } from '../../projections/read-your-writes.js'
+import { readableOnceStarted, readModelsCommitHere, waitForPosition, waitForPositionNow } from '../../projections/read-your-writes.js'
 import { artifactDownload } from '../../projections/artifact-queries.js'
 import { observe, principalOf, requireApiKey } from '../auth.js'
 import type { RouteContext } from '../context.js'
@@ -40,15 +40,18 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     const checked = validateJobSpec(request.body, { allowlist: ctx.settings.ssrfAllowlist, isTimeZone })
     if (!checked.ok) throw checked.missing.length > 0 ? new MissingFields({ errors: checked.missing }) : new ValidationFailed({ errors: checked.errors })
     const metadata = requestMetadata(request, `api_key:${principal.key_id}`)
-    const { admission, current } = await ctx.run(Effect.gen(function* () {
-      const admission = yield* submitAdmittedJob({
-        org_id: principal.org_id, plan: principal.plan as PlanName,
-        key: { key_id: principal.key_id, limits: principal.limits }, enforcement: principal.limits.enforcement_mode,
-        spec: checked.spec, allowlist: ctx.settings.ssrfAllowlist, now: yield* currentTime, metadata,
-      })
-      // Answered once the job is readable, so a GET right after this answer finds it.
-      return { admission, current: yield* readableOnceStarted(jobsProjection, JOBS, admission.job_id, STREAMS.job.stream(admission.job_id), admission.position) }
-    }))
+    const submission = (now: Date): SubmitAdmittedJob => ({
+      org_id: principal.org_id, plan: principal.plan as PlanName,
+      key: { key_id: principal.key_id, limits: principal.limits }, enforcement: principal.limits.enforcement_mode,
+      spec: checked.spec, allowlist: ctx.settings.ssrfAllowlist, now, metadata,
+    })
+    const services = ctx.services
+    // Without an effect run where the stores answer at once; the effects otherwise.
+    const admitted = services && submitAdmittedJobNow(services, submission(services.clock.now()))
+    const admission = admitted ?? await ctx.run(Effect.flatMap(currentTime, (now) => submitAdmittedJob(submission(now))))
+    // Answered once the job is readable, so a GET right after this answer finds it.
+    const current = await ((services && waitForPositionNow(services.docs, JOBS, admission.job_id, admission.position))
+      ?? ctx.run(readableOnceStarted(jobsProjection, JOBS, admission.job_id, STREAMS.job.stream(admission.job_id), admission.position)))
     if (admission._tag === 'Created') {
       observe(request, reply, principal, admission.observed)
       return reply.code(202).send(jobView(requestedJobDoc(admission.requested)))
@@ -136,7 +139,11 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     const { job_id } = request.params as { job_id: string }
     const { wait } = request.query as { wait: number }
     const orgId = principalOf(request).org_id
-    const doc = await ctx.run(Effect.gen(function* () {
+    const services = ctx.services
+    const known = services && getJobNow(services.docs, orgId, job_id)
+    // Without an effect run where the store reads at once and this process projects the job's end.
+    const waited = known && (!isRunning(known) || wait === 0 ? known : awaitEndedJobNow(services.docs, services.clock, job_id, wait, known))
+    const doc = waited ? ((await waited) ?? known) : await ctx.run(Effect.gen(function* () {
       const doc = yield* getJob(orgId, job_id)
       if (!isRunning(doc) || wait === 0) return doc
       if (yield* readModelsCommitHere) {

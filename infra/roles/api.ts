@@ -4,6 +4,8 @@ import { buildApp } from '../../api/app.js'
 import { validUnsubscribeToken } from '../../domain/detection/unsubscribe.js'
 import { Clock } from '../../ports/clock.js'
 import { DocumentStore } from '../../ports/document-store.js'
+import { EventStore } from '../../ports/event-store.js'
+import { Usage } from '../../ports/usage.js'
 import { rememberedPrincipal } from '../../projections/key-queries.js'
 import { DownloadVerifier } from '../blob/local-folder.js'
 import type { Config } from '../config.js'
@@ -20,11 +22,14 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
   const metrics = yield* Prometheus
   const docs = yield* DocumentStore
   const clock = yield* Clock
+  const events = yield* EventStore
+  const usage = yield* Usage
   const build = async () => {
     const app = await buildApp({
       run,
       settings: { publicBaseUrl: config.publicBaseUrl, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds, resultWaitMaxSeconds: config.resultWaitMaxSeconds, ssrfAllowlist: config.ssrfAllowlist, recipes: config.recipes },
       rememberedPrincipal: (secret) => rememberedPrincipal(docs, secret, clock.now()),
+      services: { events, docs, usage, clock },
       ...(Option.isSome(verifyDownload) ? { verifyDownload: verifyDownload.value } : {}),
       verifyUnsubscribe: (monitorId, recipient, token) => validUnsubscribeToken(config.signingSecret, monitorId, recipient, token),
     }, {

@@ -32,6 +32,9 @@ export const makeKeyedLock = () => {
     for (const wake of waiters ?? []) wake()
   })
 
-  return <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  const serialized = <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.uninterruptibleMask((restore) => Effect.zipRight(take(key, restore), Effect.ensuring(restore(effect), release(key))))
+  /** Whether an effect holds the key's lock now. */
+  const isHeld = (key: string) => held.has(key)
+  return Object.assign(serialized, { isHeld })
 }

@@ -43,6 +43,13 @@ const concurrentWriter = (interference: () => NewEvent[], times: number) => {
       if (left-- <= 0) return store.append(stream, events, expected)
       return Effect.zipRight(store.append(stream, interference(), 'any'), store.append(stream, events, expected))
     }),
+    ...(store.appendNow ? {
+      appendNow: (stream, events, expected) => {
+        counted.attempts += 1
+        if (left-- > 0) store.appendNow!(stream, interference(), 'any')
+        return store.appendNow!(stream, events, expected)
+      },
+    } satisfies Partial<EventStoreService> : {}),
   })
   return { racing, counted }
 }
@@ -51,105 +58,113 @@ const concurrentWriter = (interference: () => NewEvent[], times: number) => {
  * A stream holding `history`, the services around it (the event store as `racing` makes it, once the history is
  * recorded), and the stream's events decoded after the command ran.
  */
-const given = async (history: readonly DomainEvent[], racing: (store: EventStoreService) => EventStoreService = (store) => store) => {
+const givenIn = async (synchronous: boolean, history: readonly DomainEvent[], racing: (store: EventStoreService) => EventStoreService = (store) => store) => {
   const recordedHistory = makeMemoryEventStore()
   if (history.length > 0) await Effect.runPromise(recordedHistory.append(STREAM, newEvents(ORG, history), 'no_stream'))
-  const store = racing(recordedHistory)
+  // Without its synchronous entry points, the store is one whose commands run as effects (EventStoreDB's kind).
+  const store = racing(synchronous ? recordedHistory : { ...recordedHistory, appendNow: undefined, readStreamNow: undefined })
   const services = memoryServices(store)
   const recorded = () => services.run(store.readStream(STREAM))
   const decoded = async () => (await recorded()).map((r) => decodeEvent(r.type, r.data))
   return { ...services, recorded, decoded }
 }
 
-t.test('given a stream, a command appends the decided events after its head', async (t) => {
-  const { run, recorded, decoded } = await given([requested])
-  const handled = await run(handle(jobDecider, STREAM, start, ctx))
-  t.same(handled.events, [startedBy('w1', 1)], 'answers the decided events')
-  t.same(await decoded(), [requested, startedBy('w1', 1)], 'the stream holds them after the history')
-  const [, appended] = await recorded()
-  t.equal(handled.revision, 1)
-  t.equal(handled.position, appended!.position, 'answers the log position of its last event')
-  t.match(appended, { org_id: ORG, metadata: TEST_METADATA, occurred_at: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/ }, 'the envelope carries the context')
-})
+// Every case holds for a store that answers synchronously (handled in one step) and for one that answers with effects.
+for (const synchronous of [true, false]) {
+  t.test(synchronous ? 'on a store with synchronous entry points' : 'on a store answering with effects only', async (t) => {
+    const given = (history: readonly DomainEvent[], racing?: (store: EventStoreService) => EventStoreService) => givenIn(synchronous, history, racing)
 
-t.test('a command on a new stream appends with no_stream', async (t) => {
-  const { run, decoded } = await given([])
-  await run(handle(jobDecider, STREAM, { _tag: 'RequestJob', job_id: JOB, org_id: ORG, api_key_id: 'k1', spec, now: NOW }, ctx))
-  t.same(await decoded(), [requested])
-})
+    t.test('given a stream, a command appends the decided events after its head', async (t) => {
+      const { run, recorded, decoded } = await given([requested])
+      const handled = await run(handle(jobDecider, STREAM, start, ctx))
+      t.same(handled.events, [startedBy('w1', 1)], 'answers the decided events')
+      t.same(await decoded(), [requested, startedBy('w1', 1)], 'the stream holds them after the history')
+      const [, appended] = await recorded()
+      t.equal(handled.revision, 1)
+      t.equal(handled.position, appended!.position, 'answers the log position of its last event')
+      t.match(appended, { org_id: ORG, metadata: TEST_METADATA, occurred_at: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/ }, 'the envelope carries the context')
+    })
 
-t.test('a rejected command appends nothing and answers the domain error', async (t) => {
-  const { attempt, recorded } = await given([])
-  const result = await attempt(handle(jobDecider, STREAM, start, ctx))
-  t.ok(Either.isLeft(result) && result.left._tag === 'NotFound', 'StartJob on a job that does not exist')
-  t.same(await recorded(), [])
-})
+    t.test('a command on a new stream appends with no_stream', async (t) => {
+      const { run, decoded } = await given([])
+      await run(handle(jobDecider, STREAM, { _tag: 'RequestJob', job_id: JOB, org_id: ORG, api_key_id: 'k1', spec, now: NOW }, ctx))
+      t.same(await decoded(), [requested])
+    })
 
-t.test('a conflict re-reads the stream, decides again on the new state and appends', async (t) => {
-  const { racing, counted } = concurrentWriter(() => newEvents(ORG, [startedBy('w2', 1)]), 1)
-  const { run, decoded } = await given([requested], racing)
-  const handled = await run(handle(jobDecider, STREAM, start, ctx))
-  t.equal(counted.attempts, 2, 'the first append conflicted, the second went through')
-  t.same(handled.events, [startedBy('w1', 2)], 'decided on the state that includes the other writer\'s start')
-  t.same(await decoded(), [requested, startedBy('w2', 1), startedBy('w1', 2)])
-})
+    t.test('a rejected command appends nothing and answers the domain error', async (t) => {
+      const { attempt, recorded } = await given([])
+      const result = await attempt(handle(jobDecider, STREAM, start, ctx))
+      t.ok(Either.isLeft(result) && result.left._tag === 'NotFound', 'StartJob on a job that does not exist')
+      t.same(await recorded(), [])
+    })
 
-t.test('a conflict whose new state refuses the command answers the domain error', async (t) => {
-  const failed = new JobFailed({ job_id: JOB, failure_reason: 'timeout', message: 'took too long', finished_at: NOW })
-  const { racing } = concurrentWriter(() => newEvents(ORG, [failed]), 1)
-  const { attempt, decoded } = await given([requested, startedBy('w1', 1)], racing)
-  const result = await attempt(handle(jobDecider, STREAM, succeed, ctx))
-  t.ok(Either.isLeft(result), 'fails')
-  if (Either.isLeft(result)) t.match(result.left, { _tag: 'StateConflict', code: 'job_finished' })
-  t.same(await decoded(), [requested, startedBy('w1', 1), failed], 'the other writer\'s outcome stands alone')
-})
+    t.test('a conflict re-reads the stream, decides again on the new state and appends', async (t) => {
+      const { racing, counted } = concurrentWriter(() => newEvents(ORG, [startedBy('w2', 1)]), 1)
+      const { run, decoded } = await given([requested], racing)
+      const handled = await run(handle(jobDecider, STREAM, start, ctx))
+      t.equal(counted.attempts, 2, 'the first append conflicted, the second went through')
+      t.same(handled.events, [startedBy('w1', 2)], 'decided on the state that includes the other writer\'s start')
+      t.same(await decoded(), [requested, startedBy('w2', 1), startedBy('w1', 2)])
+    })
 
-t.test('after repeated conflicts the handler gives up with the typed conflict', async (t) => {
-  let other = 0
-  const { racing, counted } = concurrentWriter(() => newEvents(ORG, [startedBy(`other-${++other}`, other)]), Infinity)
-  const { attempt, decoded } = await given([requested], racing)
-  const result = await attempt(handle(jobDecider, STREAM, start, ctx))
-  t.ok(Either.isLeft(result), 'fails')
-  if (Either.isLeft(result)) t.match(result.left, { _tag: 'WrongExpectedRevision', stream: STREAM })
-  t.equal(counted.attempts, 8, 'tries a bounded number of times')
-  const workers = (await decoded()).flatMap((e) => (e._tag === 'JobStarted' ? [e.worker_id] : []))
-  t.notOk(workers.includes('w1'), 'nothing of the handler was appended')
-  t.equal(workers.length, 8, 'only the other writer\'s starts')
-})
+    t.test('a conflict whose new state refuses the command answers the domain error', async (t) => {
+      const failed = new JobFailed({ job_id: JOB, failure_reason: 'timeout', message: 'took too long', finished_at: NOW })
+      const { racing } = concurrentWriter(() => newEvents(ORG, [failed]), 1)
+      const { attempt, decoded } = await given([requested, startedBy('w1', 1)], racing)
+      const result = await attempt(handle(jobDecider, STREAM, succeed, ctx))
+      t.ok(Either.isLeft(result), 'fails')
+      if (Either.isLeft(result)) t.match(result.left, { _tag: 'StateConflict', code: 'job_finished' })
+      t.same(await decoded(), [requested, startedBy('w1', 1), failed], 'the other writer\'s outcome stands alone')
+    })
 
-t.test('an idSeed makes a retried command append nothing new', async (t) => {
-  const { run, recorded, decoded } = await given([requested])
-  await run(handle(jobDecider, STREAM, start, { ...ctx, idSeed: 'cause-1' }))
-  const again = await run(handle(jobDecider, STREAM, start, { ...ctx, idSeed: 'cause-1' }))
-  t.same(await decoded(), [requested, startedBy('w1', 1)], 'the second run with the same seed is a no-op')
-  t.equal(again.revision, 1, 'and answers the current head')
-  t.equal((await recorded())[1]!.event_id, deterministicId(`cause-1:${STREAM}:0`), 'the event id derives from the seed')
-  await run(handle(jobDecider, STREAM, start, { ...ctx, idSeed: 'cause-2' }))
-  t.same(await decoded(), [requested, startedBy('w1', 1), startedBy('w1', 2)], 'another seed is another command')
-})
+    t.test('after repeated conflicts the handler gives up with the typed conflict', async (t) => {
+      let other = 0
+      const { racing, counted } = concurrentWriter(() => newEvents(ORG, [startedBy(`other-${++other}`, other)]), Infinity)
+      const { attempt, decoded } = await given([requested], racing)
+      const result = await attempt(handle(jobDecider, STREAM, start, ctx))
+      t.ok(Either.isLeft(result), 'fails')
+      if (Either.isLeft(result)) t.match(result.left, { _tag: 'WrongExpectedRevision', stream: STREAM })
+      t.equal(counted.attempts, 8, 'tries a bounded number of times')
+      const workers = (await decoded()).flatMap((e) => (e._tag === 'JobStarted' ? [e.worker_id] : []))
+      t.notOk(workers.includes('w1'), 'nothing of the handler was appended')
+      t.equal(workers.length, 8, 'only the other writer\'s starts')
+    })
 
-t.test('without an idSeed a repeated command is appended again', async (t) => {
-  const { run, decoded } = await given([requested])
-  await run(handle(jobDecider, STREAM, start, ctx))
-  await run(handle(jobDecider, STREAM, start, ctx))
-  t.same(await decoded(), [requested, startedBy('w1', 1), startedBy('w1', 2)])
-})
+    t.test('an idSeed makes a retried command append nothing new', async (t) => {
+      const { run, recorded, decoded } = await given([requested])
+      await run(handle(jobDecider, STREAM, start, { ...ctx, idSeed: 'cause-1' }))
+      const again = await run(handle(jobDecider, STREAM, start, { ...ctx, idSeed: 'cause-1' }))
+      t.same(await decoded(), [requested, startedBy('w1', 1)], 'the second run with the same seed is a no-op')
+      t.equal(again.revision, 1, 'and answers the current head')
+      t.equal((await recorded())[1]!.event_id, deterministicId(`cause-1:${STREAM}:0`), 'the event id derives from the seed')
+      await run(handle(jobDecider, STREAM, start, { ...ctx, idSeed: 'cause-2' }))
+      t.same(await decoded(), [requested, startedBy('w1', 1), startedBy('w1', 2)], 'another seed is another command')
+    })
 
-t.test('submitJob with an idempotency token records one JobRequested however often it is sent', async (t) => {
-  const { run, events } = memoryServices()
-  const input = { org_id: ORG, api_key_id: 'k1', spec: specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'tok-1' }), metadata: TEST_METADATA }
-  const [first, second] = await Promise.all([run(submitJob(input)), run(submitJob(input))])
-  t.equal(first.job_id, second.job_id, 'one job id for one token')
-  t.same([first.created, second.created].sort(), [false, true], 'exactly one submission created it')
-  t.same((await run(events.readStream(STREAMS.job.stream(first.job_id)))).map((e) => e.type), ['JobRequested'])
-  const other = await run(submitJob({ ...input, spec: specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'tok-2' }) }))
-  t.not(other.job_id, first.job_id, 'another token is another job')
-})
+    t.test('without an idSeed a repeated command is appended again', async (t) => {
+      const { run, decoded } = await given([requested])
+      await run(handle(jobDecider, STREAM, start, ctx))
+      await run(handle(jobDecider, STREAM, start, ctx))
+      t.same(await decoded(), [requested, startedBy('w1', 1), startedBy('w1', 2)])
+    })
 
-t.test('a succeeded job refuses another outcome', async (t) => {
-  const succeeded = new JobSucceeded({ job_id: JOB, manifest: { http_status: 200 }, artifacts: [], finished_at: LATER })
-  const { attempt, decoded } = await given([requested, startedBy('w1', 1), succeeded])
-  const result = await attempt(handle(jobDecider, STREAM, { _tag: 'FailJob', job_id: JOB, failure_reason: 'timeout', message: 'late', now: LATER }, ctx))
-  t.ok(Either.isLeft(result) && result.left._tag === 'StateConflict')
-  t.equal((await decoded()).length, 3, 'nothing appended')
-})
+    t.test('submitJob with an idempotency token records one JobRequested however often it is sent', async (t) => {
+      const { run, events } = memoryServices()
+      const input = { org_id: ORG, api_key_id: 'k1', spec: specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'tok-1' }), metadata: TEST_METADATA }
+      const [first, second] = await Promise.all([run(submitJob(input)), run(submitJob(input))])
+      t.equal(first.job_id, second.job_id, 'one job id for one token')
+      t.same([first.created, second.created].sort(), [false, true], 'exactly one submission created it')
+      t.same((await run(events.readStream(STREAMS.job.stream(first.job_id)))).map((e) => e.type), ['JobRequested'])
+      const other = await run(submitJob({ ...input, spec: specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'tok-2' }) }))
+      t.not(other.job_id, first.job_id, 'another token is another job')
+    })
+
+    t.test('a succeeded job refuses another outcome', async (t) => {
+      const succeeded = new JobSucceeded({ job_id: JOB, manifest: { http_status: 200 }, artifacts: [], finished_at: LATER })
+      const { attempt, decoded } = await given([requested, startedBy('w1', 1), succeeded])
+      const result = await attempt(handle(jobDecider, STREAM, { _tag: 'FailJob', job_id: JOB, failure_reason: 'timeout', message: 'late', now: LATER }, ctx))
+      t.ok(Either.isLeft(result) && result.left._tag === 'StateConflict')
+      t.equal((await decoded()).length, 3, 'nothing appended')
+    })
+  })
+}

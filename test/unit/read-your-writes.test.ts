@@ -94,7 +94,11 @@ t.test('on such a store, a write no commit announced (another process) is still 
 t.test('on such a store, an interrupted request stops waiting, and a failing read fails the waiting requests', async (t) => {
   const docs = makeMemoryDocumentStore()
   let failing = false
-  const flaky = { ...docs, find: ((...args) => failing ? Effect.fail(new StoreUnavailable({ cause: 'down' })) : docs.find(...args)) as typeof docs.find }
+  const flaky = {
+    ...docs,
+    find: ((...args) => failing ? Effect.fail(new StoreUnavailable({ cause: 'down' })) : docs.find(...args)) as typeof docs.find,
+    findNow: ((...args) => { if (failing) throw new StoreUnavailable({ cause: 'down' }); return docs.findNow!(...args) }) as typeof docs.findNow,
+  }
   readModelsApplied(flaky)
   const wait = (id: string) => Effect.runFork(Effect.either(Effect.provideService(waitForPosition(JOBS, id, 1), DocumentStore, flaky)))
   const interrupted = wait('j3')

@@ -78,3 +78,26 @@ t.test('concurrent reads of one organization, key and day share one read of the 
   t.equal(readings.length, 10)
   t.equal(gets, 4, 'one read (four counter documents) for ten admissions')
 })
+
+t.test('snapshotNow counts as snapshot does, and steps aside while an admission of the organization runs through the effects', async (t) => {
+  const { docs, run } = setup()
+  const seen = await run(Effect.gen(function* () {
+    const usage = yield* Usage
+    const before = usage.snapshotNow!('o1', 'k1', now)
+    usage.admittedNow!({ orgId: 'o1', keyId: 'k1', weight: 5, position: 10, day: '2026-11-23' })
+    yield* usage.admitted({ orgId: 'o1', keyId: 'k2', weight: 1, position: 11, day: '2026-11-23' })
+    const pending = usage.snapshotNow!('o1', 'k1', now)
+    const viaEffects = yield* Effect.flatMap(usage.read('o1', 'k1', now), usage.snapshot)
+    yield* docs.put(USAGE_COUNTERS.name, { _id: orgCounterId('o1'), active_jobs: 1, reserved_credits: 5, _position: 10 })
+    const caughtUp = usage.snapshotNow!('o1', 'k1', now)
+    const duringEffects = yield* usage.serialized('o1', Effect.sync(() => ({ o1: usage.snapshotNow!('o1', 'k1', now), o2: usage.snapshotNow!('o2', 'k1', now) })))
+    return { before, pending, viaEffects, caughtUp, duringEffects, after: usage.snapshotNow!('o1', 'k1', now) }
+  }))
+  t.same(seen.before, { jobsToday: 0, activeJobsOrg: 0, activeJobsKey: 0, creditsCommitted: 0 })
+  t.same(seen.pending, { jobsToday: 1, activeJobsOrg: 2, activeJobsKey: 1, creditsCommitted: 6 })
+  t.same(seen.viaEffects, seen.pending, 'the same as the effects answer')
+  t.same(seen.caughtUp, { jobsToday: 0, activeJobsOrg: 2, activeJobsKey: 0, creditsCommitted: 6 }, 'counted once, by the counters')
+  t.equal(seen.duringEffects.o1, undefined, 'undefined while the organization is serialized')
+  t.ok(seen.duringEffects.o2 !== undefined, 'another organization is not held')
+  t.same(seen.after, seen.caughtUp, 'answered again once the lock is released')
+})
