@@ -38,6 +38,7 @@ const checksOnly = (ast: SchemaAST.AST): boolean => {
 
 interface EventClass {
   readonly ast: SchemaAST.AST
+  readonly prototype: unknown
   new (props: object, disableValidation: true): object
 }
 
@@ -67,8 +68,35 @@ const compiledCheckOf = (schema: Schema.Schema.AnyNoContext): ((data: unknown) =
 export const fastDecoderOf = (schema: Schema.Schema.AnyNoContext): FastDecode | undefined => {
   const check = compiledCheckOf(schema)
   if (!check) return undefined
-  const Class = schema as unknown as EventClass
-  return (data) => (check(data) ? new Class(data as object, true) : undefined)
+  const build = builderOf(schema as unknown as EventClass)
+  return (data) => (check(data) ? build(data as object) : undefined)
+}
+
+/** A field's constructor default (`Schema.tag` has one: the tag), if any. */
+const constructorDefaultOf = (field: unknown): (() => unknown) | undefined => {
+  const ast = (field as { ast?: { _tag?: string; defaultValue?: () => unknown; to?: { defaultValue?: () => unknown } } } | undefined)?.ast
+  if (ast === undefined) return undefined
+  return ast._tag === 'PropertySignatureDeclaration' ? ast.defaultValue : ast.to?.defaultValue
+}
+
+/**
+ * Builds an instance of a tagged event class from data decoding would pass to its constructor as it is: the
+ * constructor (without validation) copies the data, adds the constructor defaults of missing fields and assigns the
+ * result to the instance. When the tag is the only default, that is the data assigned to an object of the class's
+ * prototype and then the tag, the same properties in the same order, without the constructor's copies (most of a
+ * replay's decoding). Any other class is built by its constructor.
+ */
+const builderOf = (Class: EventClass): ((data: object) => object) => {
+  const fields = (Class as unknown as { fields?: Record<string, unknown> }).fields ?? {}
+  const withDefaults = Reflect.ownKeys(fields).filter((key) => constructorDefaultOf(fields[key as string]) !== undefined)
+  const tag = withDefaults.length === 1 && withDefaults[0] === '_tag' ? constructorDefaultOf(fields._tag)!() : undefined
+  if (typeof tag !== 'string') return (data) => new Class(data, true)
+  const prototype = Class.prototype as object
+  return (data) => {
+    const event = Object.assign(Object.create(prototype) as Record<string, unknown>, data)
+    event._tag = tag
+    return event
+  }
 }
 
 /** The stored data of an event (its fields but `_tag`), or undefined when the schema must encode it. */

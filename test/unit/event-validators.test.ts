@@ -27,7 +27,8 @@ t.test('every recorded event of the projection specs decodes as the schema decod
   for (const event of histories.flat()) {
     const expected = bySchema({ ...(event.data as object), _tag: event.type })
     const decoded = decodeStored([streamCategory(event.stream) as Category], event)
-    if (!decoded.ok || !isDeepStrictEqual(decoded.event, expected)) {
+    // The same properties in the same order (a document or answer built from the event lists them in that order).
+    if (!decoded.ok || !isDeepStrictEqual(decoded.event, expected) || !isDeepStrictEqual(Reflect.ownKeys(decoded.event), Reflect.ownKeys(expected))) {
       t.fail(`${event.type} at position ${event.position} decodes differently`)
       continue
     }
