@@ -1,8 +1,9 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readdirSync, renameSync, statSync } from 'node:fs'
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import http from 'node:http'
-import { dirname } from 'node:path'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 
@@ -78,16 +79,36 @@ const ensureBinary = async () => {
   renameSync(partial, BINARY)
 }
 
-interface Running { readonly child: ChildProcess; readonly port: number; readonly agent: http.Agent; readonly token: string }
+interface Running {
+  readonly child: ChildProcess
+  /** Where to connect: the client's Unix socket, or its loopback port where there is none (Windows). */
+  readonly address: { readonly socketPath: string } | { readonly host: string; readonly port: number }
+  readonly agent: http.Agent
+  readonly token: string
+}
+
+/**
+ * The client's Unix socket: an exchange's writes then cost the service a fraction of loopback TCP's, whose every
+ * write runs the TCP stack for both ends. None on Windows, nor where the temporary folder's path is too long for a
+ * socket's name. Removed when the client exits (by the client itself when its stdin closes, i.e. the service died).
+ */
+const socketPath = () => {
+  const path = join(tmpdir(), `sw-chromium-client-${process.pid}-${randomBytes(8).toString('hex')}.sock`)
+  return process.platform === 'win32' || Buffer.byteLength(path) > 100 ? null : path
+}
 
 const start = async (extraCaFile: string | null): Promise<Running> => {
   await ensureBinary()
   // Without SSL_CERT_FILE, which would replace the system's CA bundle instead of adding to it.
   const { SSL_CERT_FILE: _replacing, ...env } = process.env
-  // The client answers only requests bearing this token: its loopback port is open to every local process.
+  // The client answers only requests bearing this token: its socket is open to other local processes.
   const token = randomBytes(32).toString('hex')
   // stdin stays open: the client exits when it closes, i.e. when this process ends, however it ends.
-  const child = spawn(BINARY, [], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...env, EXTRA_CA_FILE: extraCaFile ?? '', CLIENT_TOKEN: token } })
+  const socket = socketPath()
+  const child = spawn(BINARY, [], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...env, EXTRA_CA_FILE: extraCaFile ?? '', CLIENT_TOKEN: token, CLIENT_SOCKET: socket ?? '' },
+  })
   const port = await new Promise<number>((resolve, reject) => {
     let out = ''
     child.once('error', reject)
@@ -98,7 +119,10 @@ const start = async (extraCaFile: string | null): Promise<Running> => {
     })
   })
   child.stdout!.removeAllListeners('data').resume()
-  return { child, port, token, agent: new http.Agent({ keepAlive: true, maxSockets: Infinity }) }
+  // However the client ends (killed at stop, or crashed), its socket goes with it.
+  if (socket !== null) child.once('exit', () => rmSync(socket, { force: true }))
+  const address = socket === null ? { host: '127.0.0.1', port } : { socketPath: socket }
+  return { child, address, token, agent: new http.Agent({ keepAlive: true, maxSockets: Infinity }) }
 }
 
 const bodyOf = async function* (response: http.IncomingMessage): AsyncGenerator<Uint8Array> {
@@ -132,10 +156,10 @@ export const makeChromiumClient = (options: ChromiumClientOptions): ChromiumClie
   }
 
   const post = async (path: string, body: string, signal?: AbortSignal) => {
-    const { port, agent, token } = await ready()
+    const { address, agent, token } = await ready()
     return new Promise<http.IncomingMessage>((resolve, reject) => {
       const request = http.request({
-        host: '127.0.0.1', port, path, method: 'POST', agent, maxHeaderSize: 1 << 20, ...(signal ? { signal } : {}),
+        ...address, path, method: 'POST', agent, maxHeaderSize: 1 << 20, ...(signal ? { signal } : {}),
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
       }, resolve)
       request.once('error', reject)
