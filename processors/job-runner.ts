@@ -122,22 +122,24 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
     const startedAt = performance.now()
     /**
      * Stores the artifacts and records the end the outcome makes of their records (in one run, or at once when the
-     * store answers in the calling turn). Only the worker whose terminal event was appended counts the job: a lost
-     * race (StateConflict) counts nothing.
+     * store answers in the calling turn): whether this worker's terminal event was appended (false: a lost race).
      */
+    const recordEnd = async (outcome: (artifacts: readonly ArtifactRecord[]) => JobCommand, artifacts: readonly EngineArtifact[]) => {
+      if (store) {
+        const command = outcome(artifacts.length === 0 ? [] : await run(storeArtifacts(state.org_id, jobId, artifacts)))
+        return { command, appended: endNow(store, command, state.org_id, envelope, afterStart) }
+      }
+      return run(Effect.gen(function* () {
+        const command = outcome(yield* storeArtifacts(state.org_id, jobId, artifacts))
+        const appended = yield* runJobCommand(command, state.org_id, ctx(envelope)).pipe(
+          Effect.as(true), Effect.catchTag('StateConflict', () => Effect.succeed(false)),
+        )
+        return { command, appended }
+      }))
+    }
+    /** Records the end; only the worker whose terminal event was appended counts the job. */
     const finish = async (outcome: (artifacts: readonly ArtifactRecord[]) => JobCommand, artifacts: readonly EngineArtifact[] = []) => {
-      const { command, appended } = store
-        ? await (async () => {
-          const command = outcome(artifacts.length === 0 ? [] : await run(storeArtifacts(state.org_id, jobId, artifacts)))
-          return { command, appended: endNow(store, command, state.org_id, envelope, afterStart) }
-        })()
-        : await run(Effect.gen(function* () {
-          const command = outcome(yield* storeArtifacts(state.org_id, jobId, artifacts))
-          const appended = yield* runJobCommand(command, state.org_id, ctx(envelope)).pipe(
-            Effect.as(true), Effect.catchTag('StateConflict', () => Effect.succeed(false)),
-          )
-          return { command, appended }
-        }))
+      const { command, appended } = await recordEnd(outcome, artifacts)
       if (!appended) return
       const succeeded = command._tag === 'SucceedJob'
       options.metrics?.jobFinished({
