@@ -84,6 +84,8 @@ export const rebuildDocuments = (store: DocumentStoreService, projections: reado
     const collection = collections.get(name)
     if (collection === undefined) return undefined
     if (collection.writeOnce) return null
+    // A collection the rebuild has not written (one most events look up, such as purged jobs) holds nothing.
+    if (collection.writes.size === 0 && collection.stored.size === 0) return null
     const doc = collection.writes.get(id)
     if (doc !== undefined) return doc
     const recent = collection.recent.get(id)
