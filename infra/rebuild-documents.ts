@@ -88,9 +88,9 @@ export const rebuildDocuments = (store: DocumentStoreService, projections: reado
     if (collection.writes.size === 0 && collection.stored.size === 0) return null
     const doc = collection.writes.get(id)
     if (doc !== undefined) return doc
-    const recent = collection.recent.get(id)
-    if (recent !== undefined) return recent
-    return collection.stored.has(id) ? undefined : null
+    // Neither held nor stored: absent (a new document, which most events' first read is). The recent ones are stored.
+    if (!collection.stored.has(id)) return null
+    return collection.recent.get(id)
   })
 
   const insert = (name: string, docs: readonly Doc[]) => (store.insertMany ?? store.putMany)?.(name, docs)
