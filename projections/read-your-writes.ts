@@ -1,7 +1,7 @@
 import { Cause, Clock, Deferred, Effect, Exit, Option } from 'effect'
 import type { ClockService } from '../ports/clock.js'
 import { DocumentStore, type Doc, type DocumentStoreService, type Filter } from '../ports/document-store.js'
-import { EventStore, type RecordedEvent, type StoreUnavailable } from '../ports/event-store.js'
+import { EventStore, StoreUnavailable, type RecordedEvent } from '../ports/event-store.js'
 import { FoldView } from './document-view.js'
 import type { Collection, Projection, Stored } from './projection.js'
 
@@ -89,9 +89,9 @@ const findAtOnce = (docs: DocumentStoreService, collection: string, filter: Filt
   }
   const found = Effect.runSyncExit(docs.find(collection, filter))
   if (Exit.isSuccess(found)) return { docs: found.value }
+  // A defect fails the waiting requests too, rather than the commit or timer that runs the round.
   const failure = Cause.failureOption(found.cause)
-  if (Option.isSome(failure)) return { failure: failure.value }
-  throw Cause.squash(found.cause)
+  return { failure: Option.isSome(failure) ? failure.value : new StoreUnavailable({ cause: Cause.squash(found.cause) }) }
 }
 
 /** Adds a waiter to the rounds; answers the function that takes it out again. */
