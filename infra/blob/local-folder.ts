@@ -24,20 +24,16 @@ const WRITE_SYNC_BELOW_BYTES = 256 * 1024
 /** Folders this store made lately, so later blobs in them skip the mkdir (forgotten past this many). */
 const KNOWN_FOLDERS = 4096
 
-const writtenAtOnce = (bytes: Uint8Array) => bytes.length < WRITE_SYNC_BELOW_BYTES
-const asideOf = (path: string) => `${path}.${process.pid}.${Date.now()}.tmp`
-
-/** Write then rename, so a reader never sees half a file (a large blob: in the background). */
+/** Write then rename, so a reader never sees half a file. */
 const writeReplacing = async (path: string, bytes: Uint8Array) => {
-  const tmp = asideOf(path)
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`
+  if (bytes.length < WRITE_SYNC_BELOW_BYTES) {
+    writeFileSync(tmp, bytes)
+    renameSync(tmp, path)
+    return
+  }
   await writeFile(tmp, bytes)
   await rename(tmp, path)
-}
-/** The same for a small blob, in the calling turn. */
-const writeReplacingNow = (path: string, bytes: Uint8Array) => {
-  const tmp = asideOf(path)
-  writeFileSync(tmp, bytes)
-  renameSync(tmp, path)
 }
 
 const exists = (error: unknown) => (error as NodeJS.ErrnoException).code === 'EEXIST'
@@ -49,18 +45,20 @@ const exists = (error: unknown) => (error as NodeJS.ErrnoException).code === 'EE
  * died) left a key nobody recorded; the retry of that key, like any put of a key that exists, writes aside and renames
  * over it, so a reader of an existing key never sees half a file.
  */
-const writeWholeNow = (path: string, bytes: Uint8Array) => {
-  try {
-    writeFileSync(path, bytes, { flag: 'wx' })
-    return
-  } catch (error) {
-    if (!exists(error)) {
-      // Created by this call and left half-written (a full disk): removed, so the key stays absent.
-      rmSync(path, { force: true })
-      throw error
+const writeWhole = async (path: string, bytes: Uint8Array) => {
+  if (bytes.length < WRITE_SYNC_BELOW_BYTES) {
+    try {
+      writeFileSync(path, bytes, { flag: 'wx' })
+      return
+    } catch (error) {
+      if (!exists(error)) {
+        // Created by this call and left half-written (a full disk): removed, so the key stays absent.
+        rmSync(path, { force: true })
+        throw error
+      }
     }
   }
-  writeReplacingNow(path, bytes)
+  await writeReplacing(path, bytes)
 }
 
 /**
@@ -126,27 +124,14 @@ export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService 
   }
   /** Writes a file in its folder; a known folder someone removed since is made again. */
   const writeIn = async (path: string, bytes: Uint8Array) => {
-    if (writtenAtOnce(bytes)) return writeInNow(path, bytes)
     ensureFolder(dirname(path))
-    await writeReplacing(path, bytes).catch((error: NodeJS.ErrnoException) => {
+    await writeWhole(path, bytes).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error
       folders.delete(dirname(path))
       ensureFolder(dirname(path))
-      return writeReplacing(path, bytes)
+      return writeWhole(path, bytes)
     })
   }
-  const writeInNow = (path: string, bytes: Uint8Array) => {
-    ensureFolder(dirname(path))
-    try {
-      writeWholeNow(path, bytes)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-      folders.delete(dirname(path))
-      ensureFolder(dirname(path))
-      writeWholeNow(path, bytes)
-    }
-  }
-  const stored = (key: string, bytes: Uint8Array) => ({ key, size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') })
   const readLegacy = async (key: string) => {
     const files = legacyFilesOf(key)
     const [bytes, meta] = await Promise.all([readFile(files.bytes), readFile(files.meta, 'utf8')])
@@ -157,20 +142,10 @@ export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService 
     put: (key, bytes, contentType) => Effect.tryPromise({
       try: async () => {
         await writeIn(fileOf(key), withHeader(bytes, contentType))
-        return stored(key, bytes)
+        return { key, size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') }
       },
       catch: fail,
     }),
-    putNow: (key, bytes, contentType) => {
-      const file = withHeader(bytes, contentType)
-      if (!writtenAtOnce(file)) return null
-      try {
-        writeInNow(fileOf(key), file)
-      } catch (cause) {
-        throw fail(cause)
-      }
-      return stored(key, bytes)
-    },
     get: (key) => Effect.tryPromise({
       try: async () => {
         const file = fileOf(key)
