@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { Effect } from 'effect'
 import type { Allowlist } from '../domain/address-policy.js'
-import { fold } from '../domain/decider.js'
-import { decodeEvent } from '../domain/events.js'
 import { NotFound, ValidationFailed } from '../domain/errors.js'
 import { contentMonitorDecider, type ContentMonitorCommand, type ContentMonitorState, type RunResult } from '../domain/content-monitor/decider.js'
 import type { ContentMonitorCreation, ContentMonitorEvent } from '../domain/content-monitor/events.js'
@@ -18,14 +16,14 @@ import { EventStore, type EventMetadata } from '../ports/event-store.js'
 import { Usage } from '../ports/usage.js'
 import { submitAdmittedJob } from './admit-job.js'
 import { loadJob } from './jobs.js'
-import { deterministicId, handle } from './handle.js'
+import { deterministicId, handle, foldHistory } from './handle.js'
 
 export type ExistingMonitor = Extract<ContentMonitorState, { exists: true }>
 
 export const loadContentMonitor = (monitorId: string) =>
   Effect.gen(function* () {
     const history = yield* (yield* EventStore).readStream(STREAMS['content-monitor'].stream(monitorId))
-    return fold(contentMonitorDecider, history.map((r) => decodeEvent(r.type, r.data) as ContentMonitorEvent))
+    return foldHistory(contentMonitorDecider, history)
   })
 
 /** The user's monitor; another user's is indistinguishable from a missing one. */

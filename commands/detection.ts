@@ -1,18 +1,16 @@
 import { Effect } from 'effect'
-import { fold } from '../domain/decider.js'
-import { decodeEvent } from '../domain/events.js'
 import { detectionDecider, type DetectionCommand } from '../domain/monitor/detection-decider.js'
 import type { MonitorEvent } from '../domain/monitor/events.js'
 import { STREAMS } from '../domain/streams.js'
 import { NotFound } from '../domain/errors.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
-import { handle, type CommandContext } from './handle.js'
+import { handle, type CommandContext, foldHistory } from './handle.js'
 
 /** What detection remembers of a monitor, folded from its stream. */
 export const loadDetection = (monitorId: string) =>
   Effect.gen(function* () {
     const history = yield* (yield* EventStore).readStream(STREAMS.monitor.stream(monitorId))
-    return fold(detectionDecider, history.map((r) => decodeEvent(r.type, r.data) as MonitorEvent))
+    return foldHistory(detectionDecider, history)
   })
 
 export const runDetectionCommand = (command: DetectionCommand, ctx: CommandContext) =>

@@ -45,7 +45,7 @@ export const handle = <C, E extends DomainEvent, S, Err>(
       })
     }
     const attempt = (n: number): Effect.Effect<Handled<E>, Err | WrongExpectedRevision | StoreUnavailable> => Effect.flatMap(store.readStream(stream), (history) => {
-      const state = fold(decider, history.map((r) => decodeEvent(r.type, r.data) as E))
+      const state = foldHistory(decider, history)
       const decided = decider.decide(command, state)
       if (Either.isLeft(decided)) return Effect.fail(decided.left)
       const events = decided.right
@@ -58,6 +58,10 @@ export const handle = <C, E extends DomainEvent, S, Err>(
     })
     return attempt(1)
   })
+
+/** A stream's state: its recorded events decoded and folded (a command's own history; a mismatch is a defect). */
+export const foldHistory = <E extends DomainEvent, S>(decider: Pick<Decider<never, E, S, never>, 'initialState' | 'evolve'>, history: readonly { readonly type: string; readonly data: unknown }[]): S =>
+  fold(decider, history.map((r) => decodeEvent(r.type, r.data) as E))
 
 /** The stored form of decided events, to append to `stream`. */
 const storedForm = (events: readonly DomainEvent[], stream: string, ctx: CommandContext): NewEvent[] => {
@@ -87,7 +91,7 @@ export const storeNow = (store: EventStoreService): StoreNow | null =>
 export const loadNow = <E extends DomainEvent, S>(decider: Pick<Decider<never, E, S, never>, 'initialState' | 'evolve'>, store: StoreNow, stream: string): KnownStream<S> => {
   const history = store.readStreamNow(stream)
   const last = history[history.length - 1]
-  return { state: fold(decider, history.map((r) => decodeEvent(r.type, r.data) as E)), last: last && { revision: last.revision, position: last.position } }
+  return { state: foldHistory(decider, history), last: last && { revision: last.revision, position: last.position } }
 }
 
 /**

@@ -3,11 +3,9 @@ import { Effect, Either } from 'effect'
 import { STREAMS } from '../domain/streams.js'
 import { jobDecider, type JobCommand, type JobError } from '../domain/job/decider.js'
 import type { JobSpec } from '../domain/job/spec.js'
-import { fold } from '../domain/decider.js'
-import { decodeEvent } from '../domain/events.js'
 import type { JobEvent, JobRequested } from '../domain/job/events.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
-import { deterministicId, handle, handleNow, type CommandContext, type Handled, type StoreNow } from './handle.js'
+import { deterministicId, handle, handleNow, type CommandContext, type Handled, type StoreNow, foldHistory } from './handle.js'
 import type { StateConflict } from '../domain/errors.js'
 
 export interface SubmitJob {
@@ -67,7 +65,7 @@ export const loadJob = (jobId: string) =>
   Effect.gen(function* () {
     const store = yield* EventStore
     const history = yield* store.readStream(STREAMS.job.stream(jobId))
-    return { state: fold(jobDecider, history.map((r) => decodeEvent(r.type, r.data) as JobEvent)), revision: history.length - 1 }
+    return { state: foldHistory(jobDecider, history), revision: history.length - 1 }
   })
 
 /** Commands issued by processors on behalf of the system. */

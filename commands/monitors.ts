@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { Effect } from 'effect'
-import { fold } from '../domain/decider.js'
 import { fieldError, NotFound, ValidationFailed, type FieldError } from '../domain/errors.js'
-import { decodeEvent } from '../domain/events.js'
 import { monitorDecider, type MonitorCommand, type MonitorFields, type MonitorState } from '../domain/monitor/decider.js'
 import type { MonitorEvent, PauseReason } from '../domain/monitor/events.js'
 import { planProblems } from '../domain/monitor/plan-rules.js'
@@ -10,14 +8,14 @@ import { monitorQuotaDecider, type MonitorQuotaCommand, type MonitorQuotaEvent }
 import type { Plan } from '../domain/plans.js'
 import { STREAMS } from '../domain/streams.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
-import { handle, type CommandContext } from './handle.js'
+import { handle, type CommandContext, foldHistory } from './handle.js'
 
 type Live = Exclude<MonitorState, { status: 'none' }>
 
 export const loadMonitor = (monitorId: string) =>
   Effect.gen(function* () {
     const history = yield* (yield* EventStore).readStream(STREAMS.monitor.stream(monitorId))
-    return fold(monitorDecider, history.map((r) => decodeEvent(r.type, r.data) as MonitorEvent))
+    return foldHistory(monitorDecider, history)
   })
 
 /** The organization's monitor; another organization's, a deleted or a missing one is not found. */
@@ -101,7 +99,7 @@ export const runMonitorNow = (monitorId: string, ctx: Omit<MonitorRequestContext
 const monitorsOfOrg = (orgId: string) =>
   Effect.gen(function* () {
     const history = yield* (yield* EventStore).readStream(STREAMS['monitor-quota'].stream(orgId))
-    const places = fold(monitorQuotaDecider, history.map((r) => decodeEvent(r.type, r.data) as MonitorQuotaEvent))
+    const places = foldHistory(monitorQuotaDecider, history)
     const states = yield* Effect.forEach([...places.keys()], loadMonitor)
     return states.filter((s): s is Live => s.status !== 'none' && s.status !== 'deleted' && s.org_id === orgId)
   })

@@ -1,12 +1,10 @@
 import { Effect } from 'effect'
-import { fold } from '../domain/decider.js'
-import { decodeEvent } from '../domain/events.js'
 import { STREAMS } from '../domain/streams.js'
 import { orgDecider } from '../domain/org/decider.js'
 import type { OrgEvent } from '../domain/org/events.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
 import { currentTime } from './clock.js'
-import { handle } from './handle.js'
+import { handle, foldHistory } from './handle.js'
 
 /** `caller_ip`: the requesting address, which the list must include (PUT /v1/org/ip-allowlist); absent for operators. */
 export const setOrgIpAllowlist = (input: { readonly org_id: string; readonly ip_allowlist: readonly string[]; readonly caller_ip?: string; readonly metadata: EventMetadata }) =>
@@ -30,6 +28,6 @@ export const changeOrgPlan = (input: { readonly org_id: string; readonly plan: s
 export const orgSummariesEnabled = (orgId: string) =>
   Effect.gen(function* () {
     const history = yield* (yield* EventStore).readStream(STREAMS.org.stream(orgId))
-    const state = fold(orgDecider, history.map((r) => decodeEvent(r.type, r.data) as OrgEvent))
+    const state = foldHistory(orgDecider, history)
     return state.exists && state.summaries
   })

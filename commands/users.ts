@@ -1,8 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { hash, verify } from '@node-rs/argon2'
 import { Effect } from 'effect'
-import { fold } from '../domain/decider.js'
-import { decodeEvent } from '../domain/events.js'
 import { STREAMS } from '../domain/streams.js'
 import { StateConflict, Unauthenticated } from '../domain/errors.js'
 import type { Credentials } from '../domain/user/credentials.js'
@@ -17,7 +15,7 @@ import { userDecider, type UserCommand } from '../domain/user/decider.js'
 import { MailOutbox } from '../ports/mail.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
 import { currentTime } from './clock.js'
-import { handle, type CommandContext } from './handle.js'
+import { handle, type CommandContext, foldHistory } from './handle.js'
 import { createOrg } from './orgs.js'
 
 /** `2` is Algorithm.Argon2id: the package declares it as a const enum, which isolatedModules cannot import. */
@@ -35,13 +33,13 @@ const ORPHANED_CLAIM_AFTER_MS = 60_000
 export const loadUser = (userId: string) =>
   Effect.gen(function* () {
     const history = yield* (yield* EventStore).readStream(STREAMS.user.stream(userId))
-    return fold(userDecider, history.map((r) => decodeEvent(r.type, r.data) as UserEvent))
+    return foldHistory(userDecider, history)
   })
 
 const loadEmailClaim = (hashOfEmail: string) =>
   Effect.gen(function* () {
     const history = yield* (yield* EventStore).readStream(STREAMS.email.stream(hashOfEmail))
-    return fold(emailClaimDecider, history.map((r) => decodeEvent(r.type, r.data) as EmailClaimEvent))
+    return foldHistory(emailClaimDecider, history)
   })
 
 const runUserCommand = (command: UserCommand, orgId: string, ctx: Omit<CommandContext, 'org_id'>) =>

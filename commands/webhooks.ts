@@ -1,8 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { Effect } from 'effect'
 import type { Allowlist } from '../domain/address-policy.js'
-import { fold } from '../domain/decider.js'
-import { decodeEvent } from '../domain/events.js'
 import { STREAMS } from '../domain/streams.js'
 import { deliveryDecider, type AttemptResult, type DeliveryCommand } from '../domain/webhook/delivery-decider.js'
 import { endpointDecider, type EndpointChanges, type EndpointCommand } from '../domain/webhook/endpoint-decider.js'
@@ -11,7 +9,7 @@ import type { WebhookDeliveryEvent, WebhookDeliveryScheduled, WebhookEndpointEve
 import { SECRET_PREFIX } from '../domain/webhook/signing.js'
 import { Clock } from '../ports/clock.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
-import { deterministicId, handle, type CommandContext } from './handle.js'
+import { deterministicId, handle, type CommandContext, foldHistory } from './handle.js'
 import { checkUrlResolution } from './url-resolution.js'
 
 /** `whsec_` + base64 of 32 random bytes: the Standard Webhooks secret format. */
@@ -63,7 +61,7 @@ export const judgeWebhookEndpoint = (orgId: string, command: EndpointCommand, ct
 export const loadWebhookEndpoint = (endpointId: string) =>
   Effect.gen(function* () {
     const history = yield* (yield* EventStore).readStream(STREAMS['webhook-endpoint'].stream(endpointId))
-    return { state: fold(endpointDecider, history.map((r) => decodeEvent(r.type, r.data) as WebhookEndpointEvent)), position: history.at(-1)?.position ?? 0 }
+    return { state: foldHistory(endpointDecider, history), position: history.at(-1)?.position ?? 0 }
   })
 
 /** A delivery's id: one per (endpoint, webhook event), so scheduling it twice appends nothing. */
@@ -93,5 +91,5 @@ export const replayWebhookDelivery = (input: { readonly org_id: string; readonly
 export const loadWebhookDelivery = (deliveryId: string) =>
   Effect.gen(function* () {
     const history = yield* (yield* EventStore).readStream(STREAMS['webhook-delivery'].stream(deliveryId))
-    return fold(deliveryDecider, history.map((r) => decodeEvent(r.type, r.data) as WebhookDeliveryEvent))
+    return foldHistory(deliveryDecider, history)
   })
