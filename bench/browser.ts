@@ -11,7 +11,7 @@ import { startBrowserSite } from '../test/fixtures/browser-site.js'
 import { benchDataDir } from './data-dir.js'
 import { runCli, spawnService } from '../test/helpers/process.js'
 import { fmt, percentile, pool } from './stats.js'
-import { awaitSucceededResult } from './await-result.js'
+import { serviceClient } from './service-client.js'
 
 const N = Number(process.env.BENCH_JOBS ?? 24)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2)
@@ -26,7 +26,7 @@ const env = {
 }
 const { api_key: adminKey } = await runCli(env, ['org', 'create', '--name', 'Bench', '--plan', 'enterprise', '--rate-limit-rpm', '100000', '--daily-quota', '1000000'])
 const service = await spawnService(env)
-let headers: Record<string, string> = {}
+let client: ReturnType<typeof serviceClient> | undefined
 
 interface Series { readonly seconds: number; readonly latencies: number[] }
 
@@ -44,10 +44,7 @@ const measure = async (count: number, task: () => Promise<void>): Promise<Series
 // The raw loops do what the job does by default minus the service: load the page, read the rendered HTML.
 // Auto-scroll is off in the jobs (no_scroll) so both sides do the same browser work.
 const serviceJob = (job_type: 'standard' | 'stealth') => async () => {
-  const res = await fetch(`${service.base}/v1/jobs`, { method: 'POST', headers, body: JSON.stringify({ job_type, target_url: target, artifact_options: { no_scroll: true } }) })
-  if (res.status !== 202) throw new Error(`submission failed: ${res.status} ${await res.text()}`)
-  const { job_id } = (await res.json()) as { job_id: string }
-  await awaitSucceededResult(service.base, job_id, headers)
+  await client!.awaitSucceededResult(await client!.submitJob({ job_type, target_url: target, artifact_options: { no_scroll: true } }))
 }
 
 /** The part of a browser both raw loops need; playwright-core and puppeteer name only the context factory differently. */
@@ -104,7 +101,8 @@ try {
   })
   if (created.status !== 201) throw new Error(`could not create the bench key: ${created.status} ${await created.text()}`)
   const { api_key: key } = (await created.json()) as { api_key: string }
-  headers = { 'x-api-key': key, 'content-type': 'application/json' }
+  const headers = { 'x-api-key': key, 'content-type': 'application/json' }
+  client = serviceClient(service.base, headers, CONCURRENCY)
   for (let i = 0; (await fetch(`${service.base}/v1/jobs`, { headers })).status === 401; i++) {
     if (i > 200) throw new Error('the bench key never became usable')
     await new Promise((r) => setTimeout(r, 25))
@@ -118,6 +116,7 @@ try {
   report('bench:browser standard', standard, playwright, 'raw playwright-core loop')
   report('bench:browser stealth', stealth, realBrowser, 'raw puppeteer-real-browser loop')
 } finally {
+  await client?.close()
   service.child.kill('SIGTERM')
   await service.exited
   await site.close()

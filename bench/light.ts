@@ -13,7 +13,7 @@ import { runCli, spawnService } from '../test/helpers/process.js'
 import { rawLightFetch, stopRawLightClient } from './raw-light-fetch.js'
 import { runCrawleeBaseline } from './crawlee-baseline.js'
 import { fmt, percentile, pool } from './stats.js'
-import { awaitSucceededResult } from './await-result.js'
+import { serviceClient } from './service-client.js'
 import { processCpuMs } from './process-cpu.js'
 
 const N = Number(process.env.BENCH_JOBS ?? 300)
@@ -34,7 +34,7 @@ const created = await fetch(`${service.base}/v1/keys`, {
 })
 if (created.status !== 201) throw new Error(`creating the bench key answered ${created.status}: ${await created.text()}`)
 const { api_key: key } = (await created.json()) as { api_key: string }
-const headers = { 'x-api-key': key, 'content-type': 'application/json' }
+const client = serviceClient(service.base, { 'x-api-key': key, 'content-type': 'application/json' }, CONCURRENCY)
 
 const runServiceJobs = async (count: number) => {
   const latencies: number[] = []
@@ -43,9 +43,7 @@ const runServiceJobs = async (count: number) => {
   const benchCpu = process.cpuUsage()
   await pool(count, CONCURRENCY, async () => {
     const t0 = performance.now()
-    const res = await fetch(`${service.base}/v1/jobs`, { method: 'POST', headers, body: JSON.stringify({ job_type: 'light', target_url: `${site.origin}/page` }) })
-    const { job_id } = (await res.json()) as { job_id: string }
-    await awaitSucceededResult(service.base, job_id, headers)
+    await client.awaitSucceededResult(await client.submitJob({ job_type: 'light', target_url: `${site.origin}/page` }))
     latencies.push(performance.now() - t0)
   })
   const serviceCpuAfter = processCpuMs(service.child.pid!)
@@ -76,6 +74,7 @@ const raw = await runRawClient(N)
 // The same page set and concurrency, on Crawlee's HttpCrawler (warmed up first, like the others).
 const crawleeWarm = await runCrawleeBaseline(`${site.origin}/page`, Math.min(30, N), CONCURRENCY)
 const crawlee = crawleeWarm === null ? null : await runCrawleeBaseline(`${site.origin}/page`, N, CONCURRENCY)
+await client.close()
 service.child.kill('SIGTERM')
 await service.exited
 await site.close()
