@@ -8,6 +8,7 @@ package main
 
 import (
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -52,7 +53,8 @@ func main() {
 	} else {
 		fmt.Println(0)
 	}
-	if err := http.Serve(listener, authorized(token, mux)); err != nil {
+	// Closing the listener at the end of stdin (the engine's stop) is the normal way out, not an error.
+	if err := http.Serve(listener, authorized(token, mux)); err != nil && !errors.Is(err, net.ErrClosed) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
