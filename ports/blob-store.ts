@@ -17,6 +17,12 @@ export class BlobNotFound extends Data.TaggedError('BlobNotFound')<{ readonly ke
 
 export interface BlobStoreService {
   readonly put: (key: string, bytes: Uint8Array, contentType: string) => Effect.Effect<StoredBlob, StoreUnavailable>
+  /**
+   * Optional, for stores that write small blobs in the calling turn (local folder, memory): `put` done at once, without
+   * an effect run, throwing StoreUnavailable where `put` fails with it. Null, with nothing written, for a blob the
+   * store writes only in the background: `put` stores that one.
+   */
+  readonly putNow?: (key: string, bytes: Uint8Array, contentType: string) => StoredBlob | null
   readonly get: (key: string) => Effect.Effect<{ readonly bytes: Uint8Array; readonly contentType: string }, BlobNotFound | StoreUnavailable>
   readonly delete: (key: string) => Effect.Effect<void, StoreUnavailable>
   /** A short-lived URL that downloads the blob without further credentials. */

@@ -8,7 +8,7 @@ import type { JobType } from '../domain/job/spec.js'
 import type { ArtifactRecord } from '../domain/job/events.js'
 import { failure, type Engine, type EngineArtifact } from '../fetchers/engine.js'
 import { jobManifest, jobTiming } from '../fetchers/manifest.js'
-import { BlobStore } from '../ports/blob-store.js'
+import { BlobStore, type BlobStoreService, type StoredBlob } from '../ports/blob-store.js'
 import type { EventEnvelope, EventStore, EventStoreService } from '../ports/event-store.js'
 import type { MetricsService } from '../ports/metrics.js'
 import { defineProcessor } from './processor.js'
@@ -28,9 +28,16 @@ export interface JobRunnerOptions {
    * start and end without an effect run (and its end without reading the stream again).
    */
   readonly events?: EventStoreService
+  /** Optional: the blob store `run` provides, so one that writes small blobs at once stores a page without an effect run. */
+  readonly blobs?: BlobStoreService
 }
 
 export const artifactKey = (orgId: string, jobId: string, artifactId: string) => `jobs/${orgId}/${jobId}/${artifactId}`
+
+const artifactRecord = (artifact: EngineArtifact, artifactId: string, stored: StoredBlob): ArtifactRecord => ({
+  artifact_id: artifactId, artifact_type: artifact.artifact_type, content_type: artifact.content_type,
+  size: stored.size, sha256: stored.sha256, blob_key: stored.key, created_at: new Date().toISOString(),
+})
 
 const storeArtifacts = (orgId: string, jobId: string, artifacts: readonly EngineArtifact[]) =>
   Effect.gen(function* () {
@@ -38,13 +45,7 @@ const storeArtifacts = (orgId: string, jobId: string, artifacts: readonly Engine
     // At most 4 at once; a single artifact (a light job's page) is stored in this fiber, without one forked for it.
     return yield* Effect.forEach(artifacts, (artifact) => Effect.gen(function* () {
       const artifactId = randomUUID()
-      const key = artifactKey(orgId, jobId, artifactId)
-      const stored = yield* blobs.put(key, artifact.bytes, artifact.content_type)
-      const record: ArtifactRecord = {
-        artifact_id: artifactId, artifact_type: artifact.artifact_type, content_type: artifact.content_type,
-        size: stored.size, sha256: stored.sha256, blob_key: key, created_at: new Date().toISOString(),
-      }
-      return record
+      return artifactRecord(artifact, artifactId, yield* blobs.put(artifactKey(orgId, jobId, artifactId), artifact.bytes, artifact.content_type))
     }), { concurrency: Math.min(4, artifacts.length) })
   })
 
@@ -56,6 +57,7 @@ const storeArtifacts = (orgId: string, jobId: string, artifacts: readonly Engine
 export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | BlobStore>) => {
   const shutdown = new AbortController()
   const eventsNow = options.events ? storeNow(options.events) : null
+  const blobsNow = options.blobs?.putNow ? (options.blobs as BlobStoreService & Required<Pick<BlobStoreService, 'putNow'>>) : null
   const ctx = (envelope: EventEnvelope) => ({
     metadata: { correlation_id: envelope.metadata.correlation_id, causation_id: envelope.event_id, actor: `fetcher:${options.workerId}` },
   })
@@ -114,6 +116,20 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
     throw ended.left
   }
 
+  /**
+   * storeArtifacts with the blob store's putNow, which writes a small artifact (a light job's page) at once, without
+   * an effect run; a larger one, or any on a store without putNow, is stored by `put` in a run.
+   */
+  const storeArtifactsNow = (orgId: string, jobId: string, artifacts: readonly EngineArtifact[]) => {
+    const blobs = blobsNow
+    if (blobs === null) return run(storeArtifacts(orgId, jobId, artifacts))
+    return Promise.all(artifacts.map(async (artifact) => {
+      const artifactId = randomUUID()
+      const key = artifactKey(orgId, jobId, artifactId)
+      return artifactRecord(artifact, artifactId, blobs.putNow(key, artifact.bytes, artifact.content_type) ?? await run(blobs.put(key, artifact.bytes, artifact.content_type)))
+    }))
+  }
+
   const runJob = async (jobId: string, envelope: EventEnvelope): Promise<void> => {
     const store = eventsNow
     const started = store ? startNow(store, jobId, envelope) : await run(start(jobId, envelope))
@@ -126,7 +142,7 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
      */
     const recordEnd = async (outcome: (artifacts: readonly ArtifactRecord[]) => JobCommand, artifacts: readonly EngineArtifact[]) => {
       if (store) {
-        const command = outcome(artifacts.length === 0 ? [] : await run(storeArtifacts(state.org_id, jobId, artifacts)))
+        const command = outcome(artifacts.length === 0 ? [] : await storeArtifactsNow(state.org_id, jobId, artifacts))
         return { command, appended: endNow(store, command, state.org_id, envelope, afterStart) }
       }
       return run(Effect.gen(function* () {

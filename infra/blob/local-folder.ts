@@ -5,6 +5,7 @@ import { dirname, join, resolve, sep } from 'node:path'
 import { Context, Effect, Layer } from 'effect'
 import { BlobNotFound, BlobStore, type BlobStoreService } from '../../ports/blob-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
+import { SMALL_BLOB_MAX_BYTES, smallBlobFile } from './small-blob-file.js'
 
 export interface LocalBlobOptions {
   readonly root: string
@@ -77,7 +78,10 @@ export const verifyDownload = (secret: string, key: string, expires: number, nam
   return { ok: true }
 }
 
-export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService & { readonly verify: (key: string, expires: number, name: string, sig: string) => VerifyResult } => {
+export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService & {
+  readonly verify: (key: string, expires: number, name: string, sig: string) => VerifyResult
+  readonly close: () => Promise<void>
+} => {
   const root = resolve(options.root)
   const now = options.now ?? Date.now
   const checked = (key: string) => {
@@ -128,17 +132,41 @@ export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService 
     return { bytes: new Uint8Array(bytes), contentType: (JSON.parse(meta) as { contentType: string }).contentType }
   }
 
+  /**
+   * Small blobs (a light job's page) are rows of one SQLite file in the root (its name starts with a dot, as no key
+   * does), written in the calling turn; larger ones are files. A key's row, when there is one, is its current blob: a
+   * file put removes the row after writing, and a delete removes both.
+   */
+  const small = smallBlobFile(join(root, '.small-blobs.db'))
+  const stored = (key: string, bytes: Uint8Array) => ({ key, size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') })
+  const putNow = (key: string, bytes: Uint8Array, contentType: string) => {
+    if (bytes.byteLength > SMALL_BLOB_MAX_BYTES) return null
+    try {
+      small.put(checked(key), bytes, contentType)
+    } catch (cause) {
+      throw fail(cause)
+    }
+    return stored(key, bytes)
+  }
+
   return {
-    put: (key, bytes, contentType) => Effect.tryPromise({
-      try: async () => {
-        await writeIn(fileOf(key), withHeader(bytes, contentType))
-        return { key, size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') }
-      },
-      catch: fail,
+    put: (key, bytes, contentType) => Effect.suspend(() => {
+      const atOnce = Effect.try({ try: () => putNow(key, bytes, contentType), catch: (e) => (e instanceof StoreUnavailable ? e : fail(e)) })
+      return Effect.flatMap(atOnce, (done) => done ? Effect.succeed(done) : Effect.tryPromise({
+        try: async () => {
+          await writeIn(fileOf(key), withHeader(bytes, contentType))
+          small.delete(key)
+          return stored(key, bytes)
+        },
+        catch: fail,
+      }))
     }),
+    putNow,
     get: (key) => Effect.tryPromise({
       try: async () => {
         const file = fileOf(key)
+        const row = small.get(key)
+        if (row) return row
         return await readFile(file).then(withoutHeader, (error: NodeJS.ErrnoException) => {
           if (error.code !== 'ENOENT') throw error
           return readLegacy(key)
@@ -150,6 +178,7 @@ export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService 
       try: async () => {
         const file = fileOf(key)
         const legacy = legacyFilesOf(key)
+        small.delete(key)
         await rm(file, { force: true })
         await rm(legacy.bytes, { force: true })
         await rm(legacy.meta, { force: true })
@@ -162,6 +191,8 @@ export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService 
       return { url: `${options.downloadBase}?${query}`, expires_at: new Date(expires * 1000).toISOString() }
     }),
     verify: (key, expires, name, sig) => verifyDownload(options.signingSecret, key, expires, name, sig, now()),
+    /** Closes the small blobs' file (after its last checkpoint); a later use opens it again. */
+    close: small.close,
   }
 }
 
@@ -170,8 +201,8 @@ export class DownloadVerifier extends Context.Tag('DownloadVerifier')<
   DownloadVerifier, (key: string, expires: number, name: string, sig: string) => VerifyResult
 >() {}
 
-/** Nothing to release: files are opened and closed per call. */
-export const LocalBlobStoreLive = (options: LocalBlobOptions) => Layer.effectContext(Effect.sync(() => {
-  const store = makeLocalBlobStore(options)
-  return Context.make(BlobStore, store).pipe(Context.add(DownloadVerifier, store.verify))
-}))
+/** Files are opened and closed per call; the small blobs' file is closed with the layer. */
+export const LocalBlobStoreLive = (options: LocalBlobOptions) => Layer.scopedContext(Effect.map(
+  Effect.acquireRelease(Effect.sync(() => makeLocalBlobStore(options)), (store) => Effect.promise(store.close)),
+  (store) => Context.make(BlobStore, store).pipe(Context.add(DownloadVerifier, store.verify)),
+))

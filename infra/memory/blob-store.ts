@@ -8,11 +8,13 @@ import { BlobNotFound, BlobStore, type BlobStoreService } from '../../ports/blob
  */
 export const makeMemoryBlobStore = (now: () => number = Date.now): BlobStoreService => {
   const blobs = new Map<string, { readonly bytes: Uint8Array; readonly contentType: string }>()
+  const putNow = (key: string, bytes: Uint8Array, contentType: string) => {
+    blobs.set(key, { bytes: Uint8Array.from(bytes), contentType })
+    return { key, size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') }
+  }
   return {
-    put: (key, bytes, contentType) => Effect.sync(() => {
-      blobs.set(key, { bytes: Uint8Array.from(bytes), contentType })
-      return { key, size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') }
-    }),
+    put: (key, bytes, contentType) => Effect.sync(() => putNow(key, bytes, contentType)),
+    putNow,
     get: (key) => Effect.suspend(() => {
       const blob = blobs.get(key)
       return blob

@@ -39,6 +39,24 @@ export const blobStoreContract = (t: Test, name: string, make: () => Promise<Blo
       t.equal((await run(store.get(`${prefix}/empty`))).bytes.byteLength, 0)
     })
 
+    t.test('putNow, where a store has it, stores a small blob as put does, and a large one or none at all', { skip: store.putNow ? false : 'no putNow' }, async (t) => {
+      const putNow = store.putNow!
+      const key = `${prefix}/now/page.html`
+      const bytes = bytesOf('<html>now</html>')
+      t.same(putNow(key, bytes, 'text/html'), { key, size: bytes.byteLength, sha256: sha256(bytes) })
+      const got = await run(store.get(key))
+      t.same(Buffer.from(got.bytes), Buffer.from(bytes))
+      t.equal(got.contentType, 'text/html')
+      t.same(putNow(key, bytesOf('again'), 'text/plain'), { key, size: 5, sha256: sha256(bytesOf('again')) }, 'an existing key is replaced')
+      t.same(Buffer.from((await run(store.get(key))).bytes), Buffer.from(bytesOf('again')))
+      const large = new Uint8Array(3 * 1024 * 1024).fill(7)
+      const largeKey = `${prefix}/now/large.bin`
+      const answer = putNow(largeKey, large, 'application/octet-stream')
+      const after = await run(Effect.either(store.get(largeKey)))
+      if (answer === null) t.ok(Either.isLeft(after), 'declined: nothing written, so put stores it')
+      else t.same(Buffer.from(Either.getOrThrow(after).bytes), Buffer.from(large), 'written whole')
+    })
+
     t.test('put replaces an existing blob and its content type', async (t) => {
       const key = `${prefix}/replace.txt`
       await run(store.put(key, bytesOf('one'), 'text/plain'))

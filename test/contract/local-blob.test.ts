@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import { Effect, Either } from 'effect'
 import t from 'tap'
 import { makeLocalBlobStore } from '../../infra/blob/local-folder.js'
+import { SMALL_BLOB_MAX_BYTES } from '../../infra/blob/small-blob-file.js'
 import { blobStoreContract } from './blob-store.contract.js'
 
 const SECRET = 'test-signing-secret'
@@ -12,7 +13,7 @@ const BASE = 'http://127.0.0.1:8080/artifacts/download'
 const fixture = (now?: () => number) => {
   const root = mkdtempSync(join(tmpdir(), 'sw-blobs-'))
   const store = makeLocalBlobStore({ root, downloadBase: BASE, signingSecret: SECRET, ...(now ? { now } : {}) })
-  return { store, root, cleanup: async () => rmSync(root, { recursive: true, force: true }) }
+  return { store, root, cleanup: async () => { await store.close(); rmSync(root, { recursive: true, force: true }) } }
 }
 
 blobStoreContract(t, 'local folder', async () => fixture())
@@ -85,10 +86,38 @@ t.test('local folder: blobs of the earlier layout (bytes at the key, content typ
   t.ok(Either.isLeft(gone) && gone.left._tag === 'BlobNotFound', 'nothing is left to read')
 })
 
+/** Bytes past the size kept in the small blobs' file, so stored as a file. */
+const large = (text: string) => Buffer.concat([Buffer.from(text), Buffer.alloc(SMALL_BLOB_MAX_BYTES)])
+
 t.test('local folder: a job\'s artifacts share their organization\'s folder (no folder per job)', async (t) => {
   const { store, root, cleanup } = fixture()
   t.teardown(cleanup)
-  for (const job of ['job-1', 'job-2']) await Effect.runPromise(store.put(`jobs/org-1/${job}/a1`, new TextEncoder().encode(job), 'text/plain'))
+  for (const job of ['job-1', 'job-2']) await Effect.runPromise(store.put(`jobs/org-1/${job}/a1`, large(job), 'text/plain'))
   t.same(readdirSync(join(root, '.blobs', 'jobs', 'org-1')).sort(), ['job-1~a1', 'job-2~a1'])
-  t.equal(Buffer.from((await Effect.runPromise(store.get('jobs/org-1/job-2/a1'))).bytes).toString(), 'job-2')
+  t.same(Buffer.from((await Effect.runPromise(store.get('jobs/org-1/job-2/a1'))).bytes), large('job-2'))
+})
+
+t.test('local folder: small blobs are rows of one SQLite file, larger ones files; a key answers its last put, whichever kind', async (t) => {
+  const { store, root, cleanup } = fixture()
+  t.teardown(cleanup)
+  const key = 'jobs/org-1/job-1/a1'
+  const text = async () => Buffer.from((await Effect.runPromise(store.get(key))).bytes)
+  await Effect.runPromise(store.put(key, Buffer.from('small'), 'text/html'))
+  t.notOk(existsSync(join(root, '.blobs')), 'no file made for a small blob')
+  t.ok(existsSync(join(root, '.small-blobs.db')))
+  t.same(await text(), Buffer.from('small'))
+  await Effect.runPromise(store.put(key, large('large'), 'text/html'))
+  t.same(await text(), large('large'), 'a large put replaces a small blob')
+  t.same(store.putNow!(key, Buffer.from('small again'), 'text/plain')?.size, 11, 'putNow writes a small blob at once')
+  t.same(await text(), Buffer.from('small again'), 'a small put replaces a large blob')
+  t.equal(store.putNow!(key, large('x'), 'text/plain'), null, 'putNow declines a large blob')
+  t.same(await text(), Buffer.from('small again'), 'a declined putNow writes nothing')
+  await Effect.runPromise(store.put(key, large('large again'), 'text/html'))
+  await Effect.runPromise(store.delete(key))
+  const gone = await Effect.runPromise(Effect.either(store.get(key)))
+  t.ok(Either.isLeft(gone) && gone.left._tag === 'BlobNotFound', 'a delete removes the row and the file')
+  t.notOk(existsSync(join(root, '.blobs', 'jobs', 'org-1', 'job-1~a1')))
+  await store.close()
+  await Effect.runPromise(store.put('jobs/org-1/job-2/a1', Buffer.from('after close'), 'text/plain'))
+  t.same(Buffer.from((await Effect.runPromise(store.get('jobs/org-1/job-2/a1'))).bytes), Buffer.from('after close'), 'a use after close opens the file again')
 })

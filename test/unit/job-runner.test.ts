@@ -39,7 +39,7 @@ for (const atOnce of [false, true]) {
     const services = memoryServices()
     const logged: string[] = []
     const metrics = { jobFinished: (job: FinishedJob) => { finished.push(job) } } as unknown as MetricsService
-    const runner = makeJobRunner({ engines, workerId: 'w1', log: (message) => { logged.push(message) }, metrics, ...(atOnce ? { events: services.events } : {}) }, services.run)
+    const runner = makeJobRunner({ engines, workerId: 'w1', log: (message) => { logged.push(message) }, metrics, ...(atOnce ? { events: services.events, blobs: services.blobs } : {}) }, services.run)
     const spec = validateJobSpec({ job_type: jobType, target_url: 'https://example.com/page' }, { allowlist: new Set(), isTimeZone: () => true })
     if (!spec.ok) throw new Error('invalid test spec')
     const jobId = 'job-1'
@@ -129,7 +129,7 @@ for (const atOnce of [false, true]) {
     t.ok(Either.isLeft(result), 'the handler rejects, so the subscription does not checkpoint past the event')
     t.same((await first.stream()).map((e) => e.type), ['JobRequested', 'JobStarted'], 'no JobSucceeded or JobFailed')
     const { engine: restarted } = fakeEngine('light', async () => ({ ok: true, manifest: {}, artifacts: [] }))
-    const afterRestart = makeJobRunner({ engines: { light: restarted }, workerId: 'w2', log: () => {}, ...(atOnce ? { events: first.events } : {}) }, first.run)
+    const afterRestart = makeJobRunner({ engines: { light: restarted }, workerId: 'w2', log: () => {}, ...(atOnce ? { events: first.events, blobs: first.blobs } : {}) }, first.run)
     await afterRestart.handle(first.requested)
     const events = await first.decoded()
     t.same(events.map((e) => e._tag), ['JobRequested', 'JobStarted', 'JobStarted', 'JobSucceeded'])

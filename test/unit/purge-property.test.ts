@@ -42,14 +42,14 @@ const spec = (() => {
 const rng = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
 
 type Services = ReturnType<typeof memoryServices>
-const STORES: Record<string, () => { services: Services; close: () => void }> = {
+const STORES: Record<string, () => { services: Services; close: () => void | Promise<void> }> = {
   memory: () => ({ services: memoryServices(), close: () => {} }),
   SQLite: () => {
     const dir = mkdtempSync(join(tmpdir(), 'sw-purge-prop-'))
     const events = makeSqliteEventStore(join(dir, 'events.db'))
     const docs = makeSqliteDocumentStore(join(dir, 'docs.db'))
     const blobs = makeLocalBlobStore({ root: join(dir, 'blobs'), downloadBase: 'http://127.0.0.1/artifacts/download', signingSecret: 'property-test' })
-    return { services: storeServices(events, docs, blobs), close: () => { events.db.close(); docs.db.close(); rmSync(dir, { recursive: true, force: true }) } }
+    return { services: storeServices(events, docs, blobs), close: async () => { events.db.close(); docs.db.close(); await blobs.close(); rmSync(dir, { recursive: true, force: true }) } }
   },
 }
 const SEEDS: Record<string, readonly number[]> = { memory: [1, 2, 3, 4, 5, 6, 7, 8], SQLite: [1, 2, 3] }
