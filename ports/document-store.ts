@@ -82,6 +82,12 @@ export interface DocumentStoreService {
   readonly putNow?: (collection: string, doc: Doc) => void
   readonly deleteNow?: (collection: string, id: string) => void
   /**
+   * Optional: `getNow`'s answer, one copy shared by every call while the document stays the same (parsed once, not per
+   * call), for a caller that looks at a document many times before it changes. The caller only reads it: never
+   * changes it, keeps it or hands it on (take `getNow`'s own copy for that).
+   */
+  readonly peekNow?: (collection: string, id: string) => Doc | null
+  /**
    * Optional: `inBatch` for synchronous work, which returns its answer or throws: committed when `work` returns, rolled
    * back when it throws (the error is thrown on). A nested call joins the outer batch, as a nested `inBatch` does.
    */

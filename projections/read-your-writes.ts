@@ -1,6 +1,6 @@
 import { Cause, Clock, Deferred, Effect, Exit, Option } from 'effect'
 import type { ClockService } from '../ports/clock.js'
-import { DocumentStore, type Doc, type DocumentStoreService, type Filter } from '../ports/document-store.js'
+import { DocumentStore, type Doc, type DocumentStoreService } from '../ports/document-store.js'
 import { EventStore, StoreUnavailable, type RecordedEvent } from '../ports/event-store.js'
 import { FoldView } from './document-view.js'
 import type { Collection, Projection, Stored } from './projection.js'
@@ -54,16 +54,19 @@ export const readModelsApplied = (docs: DocumentStoreService): void => {
 
 const reached = (position: number) => (doc: Doc | null) => doc !== null && Number(doc._position) >= position
 
-/** One synchronous query per collection with waiting requests; answers those caught up, failed, or out of patience. */
+/**
+ * One synchronous read per collection with waiting requests; answers those caught up, failed, or out of patience. A
+ * store that shares unchanged documents (peekNow) is looked at without a copy per waiter and round: most waiters'
+ * documents did not change since the last round, and only an answered waiter gets its own copy.
+ */
 const wokenRound = (docs: DocumentStoreService, known: Woken) => {
   for (const [collection, waiters] of known.waiting) {
-    const found = findAtOnce(docs, collection, { _id: { $in: [...new Set(waiters.map((w) => w.id))] } })
-    const byId = new Map('docs' in found ? found.docs.map((doc) => [doc._id, doc]) : [])
+    const found = readAtOnce(docs, collection, [...new Set(waiters.map((w) => w.id))])
     const remaining = waiters.filter((waiter) => {
       if ('failure' in found) waiter.answer(found)
       else {
-        const doc = byId.get(waiter.id) ?? null
-        if (waiter.ready(doc)) waiter.answer({ doc })
+        const doc = found.docs.get(waiter.id) ?? null
+        if (waiter.ready(doc)) waiter.answer(found.shared && doc !== null ? ownCopy(docs, collection, waiter.id) : { doc })
         else if (waiter.expired()) waiter.answer({ doc: null })
         else return true
       }
@@ -78,20 +81,45 @@ const wokenRound = (docs: DocumentStoreService, known: Woken) => {
   }
 }
 
-/** A find run at once: through the store's synchronous entry point when it has one, else its effect run synchronously. */
-const findAtOnce = (docs: DocumentStoreService, collection: string, filter: Filter): { readonly docs: readonly Doc[] } | { readonly failure: StoreUnavailable } => {
-  if (docs.findNow) {
-    try {
-      return { docs: docs.findNow(collection, filter) }
-    } catch (failure) {
-      return { failure: failure as StoreUnavailable }
+type Reading = { readonly docs: ReadonlyMap<string, Doc>; readonly shared: boolean } | { readonly failure: StoreUnavailable }
+
+const failureOf = (error: unknown) => ({ failure: error as StoreUnavailable })
+
+/**
+ * The documents of `ids`, read at once: shared copies where the store has them (peekNow), else one query through the
+ * store's synchronous entry point, else its effect run synchronously.
+ */
+const readAtOnce = (docs: DocumentStoreService, collection: string, ids: readonly string[]): Reading => {
+  const { peekNow, getNow } = docs
+  try {
+    if (peekNow && getNow) {
+      const byId = new Map<string, Doc>()
+      for (const id of ids) {
+        const doc = peekNow(collection, id)
+        if (doc !== null) byId.set(id, doc)
+      }
+      return { docs: byId, shared: true }
     }
+    if (docs.findNow) return { docs: byIdOf(docs.findNow(collection, { _id: { $in: ids } })), shared: false }
+  } catch (failure) {
+    return failureOf(failure)
   }
-  const found = Effect.runSyncExit(docs.find(collection, filter))
-  if (Exit.isSuccess(found)) return { docs: found.value }
+  const found = Effect.runSyncExit(docs.find(collection, { _id: { $in: ids } }))
+  if (Exit.isSuccess(found)) return { docs: byIdOf(found.value), shared: false }
   // A defect fails the waiting requests too, rather than the commit or timer that runs the round.
   const failure = Cause.failureOption(found.cause)
   return { failure: Option.isSome(failure) ? failure.value : new StoreUnavailable({ cause: Cause.squash(found.cause) }) }
+}
+
+const byIdOf = (found: readonly Doc[]) => new Map(found.map((doc) => [doc._id, doc]))
+
+/** An answered waiter's own copy of a shared document (the same stored value, read in the same turn). */
+const ownCopy = (docs: DocumentStoreService, collection: string, id: string) => {
+  try {
+    return { doc: docs.getNow!(collection, id) }
+  } catch (failure) {
+    return failureOf(failure)
+  }
 }
 
 /** Adds a waiter to the rounds; answers the function that takes it out again. */

@@ -149,7 +149,7 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     const rows = readFromFile(statement(query.sql).all(...query.params) as { body: string }[])
     return rows.map((r) => JSON.parse(r.body) as Doc)
   })
-  const getNow = (collection: string, id: string) => storeWorkNow(() => {
+  const bodyOf = (collection: string, id: string) => {
     // A batch holds the write lock from its start (when it looked): no other connection commits meanwhile.
     if (!batchOpen) lookForOtherCommits()
     let body = known.get(collection, id)
@@ -157,7 +157,24 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
       body = readFromFile(getStmt.get(collection, id)?.body ?? null)
       known.set(collection, id, body)
     }
+    return body
+  }
+  const getNow = (collection: string, id: string) => storeWorkNow(() => {
+    const body = bodyOf(collection, id)
     return body === null ? null : (JSON.parse(body) as Doc)
+  })
+  /** Documents peekNow parsed, with the stored JSON each was parsed from (all forgotten past RECENT_BODIES). */
+  let peeked = new Map<string, { readonly body: string; readonly doc: Doc }>()
+  const peekNow = (collection: string, id: string) => storeWorkNow(() => {
+    const body = bodyOf(collection, id)
+    if (body === null) return null
+    const key = `${collection}\u0000${id}`
+    const seen = peeked.get(key)
+    if (seen !== undefined && seen.body === body) return seen.doc
+    if (peeked.size >= RECENT_BODIES) peeked = new Map()
+    const doc = JSON.parse(body) as Doc
+    peeked.set(key, { body, doc })
+    return doc
   })
   const putNow = (collection: string, doc: Doc) => storeWorkNow(() => { wrote(collection); putBody(collection, doc, putStmt) })
   const deleteNow = (collection: string, id: string) => storeWorkNow(() => { wrote(collection); deleteStmt.run(collection, id); known.set(collection, id, null) })
@@ -210,6 +227,7 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     atomicBatches: true,
     inBatch: (work) => Effect.acquireUseRelease(attempt(begin), () => work, (_, exit) => attempt(() => end(exit._tag === 'Success')).pipe(Effect.orDie)),
     getNow,
+    peekNow,
     findNow,
     putNow,
     deleteNow,

@@ -2,7 +2,7 @@ import t from 'tap'
 import { Cause, Effect, Fiber } from 'effect'
 import { makeManualClock } from '../../infra/clock/manual.js'
 import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
-import { DocumentStore } from '../../ports/document-store.js'
+import { DocumentStore, type Doc, type DocumentStoreService } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 import { JOBS } from '../../projections/jobs.js'
 import { awaitCommitted, readModelsApplied, waitForPosition } from '../../projections/read-your-writes.js'
@@ -135,4 +135,47 @@ t.test('awaitCommitted answers the document once it is ready, at a commit, or nu
   t.ok(Date.now() - started < 3000, 'noticed at a round soon after')
   const elsewhere = await Effect.runPromiseExit(Effect.provideService(awaitCommitted(JOBS, 'j1', ended, until), DocumentStore, makeMemoryDocumentStore()))
   t.ok(elsewhere._tag === 'Failure' && Cause.isDie(elsewhere.cause), 'dies on a store whose projections commit elsewhere')
+})
+
+t.test('on a store that shares unchanged documents (peekNow), waiters are looked at without copies, and each answered gets its own', async (t) => {
+  const docs = makeMemoryDocumentStore()
+  let peeks = 0
+  let copies = 0
+  let failing = false
+  const shared = new Map<string, Doc | null>()
+  const sharing: DocumentStoreService = {
+    ...docs,
+    // One object per document until it changes, as a store that parses once would answer.
+    peekNow: (collection, id) => {
+      if (failing) throw new StoreUnavailable({ cause: 'down' })
+      peeks += 1
+      const doc = docs.getNow!(collection, id)
+      const before = shared.get(id)
+      if (before !== undefined && JSON.stringify(before) === JSON.stringify(doc)) return before
+      shared.set(id, doc)
+      return doc
+    },
+    getNow: (collection, id) => { copies += 1; return docs.getNow!(collection, id) },
+    find: () => Effect.die('a store with peekNow is not queried'),
+    findNow: () => { throw new Error('a store with peekNow is not queried') },
+  }
+  readModelsApplied(sharing)
+  Effect.runSync(docs.put('jobs', { _id: 'j1', status: 'queued', _position: 1 }))
+  const waiting = Effect.runFork(Effect.provideService(waitForPosition(JOBS, 'j1', 3), DocumentStore, sharing))
+  const other = Effect.runFork(Effect.provideService(waitForPosition(JOBS, 'j2', 1), DocumentStore, sharing))
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  copies = 0
+  readModelsApplied(sharing)
+  t.equal(peeks >= 2, true, 'each waiter\'s document peeked')
+  t.equal(copies, 0, 'no copy while no waiter is answered')
+  Effect.runSync(docs.put('jobs', { _id: 'j1', status: 'running', _position: 3 }))
+  readModelsApplied(sharing)
+  const answer = await Effect.runPromise(Fiber.join(waiting))
+  t.same(answer, { _id: 'j1', status: 'running', _position: 3 })
+  t.not(answer, shared.get('j1'), 'the answer is a copy of its own, not the shared document')
+  t.equal(copies, 1, 'one copy, for the answered waiter')
+  failing = true
+  readModelsApplied(sharing)
+  const failed = await Effect.runPromise(Effect.either(Fiber.join(other)))
+  t.equal(failed._tag === 'Left' && failed.left._tag, 'StoreUnavailable', 'a failing peek fails the waiting requests')
 })
