@@ -49,14 +49,20 @@ export const keyDayCounterId = (keyId: string, day: string) => `keyday:${keyId}:
 const count = (value: number | undefined): number => (typeof value === 'number' ? value : 0)
 
 // Counters move through updateDoc, whose position guard makes a redelivered event change nothing. Each builds its
-// document as one literal: replay builds one per event, and filling an object field by field was most of its folding.
-const moveOrgCounter = (view: DocumentView, orgId: string, envelope: EventEnvelope, activeJobs: number, reservedCredits: number) =>
-  updateDoc(view, USAGE_COUNTERS, orgCounterId(orgId), envelope, (doc) => ({
+// document as one literal, with its `_id` and a placeholder `_position` last, which updateDoc sets in place: replay
+// builds one per event, and filling an object field by field, or copying it to add those two, was most of its folding.
+const moveOrgCounter = (view: DocumentView, orgId: string, envelope: EventEnvelope, activeJobs: number, reservedCredits: number) => {
+  const id = orgCounterId(orgId)
+  updateDoc(view, USAGE_COUNTERS, id, envelope, (doc) => ({
     org_id: orgId, active_jobs: count(doc?.active_jobs) + activeJobs, reserved_credits: count(doc?.reserved_credits) + reservedCredits,
+    _id: id, _position: 0,
   }))
+}
 
-const moveKeyCounter = (view: DocumentView, keyId: string, envelope: EventEnvelope, activeJobs: number) =>
-  updateDoc(view, USAGE_COUNTERS, keyCounterId(keyId), envelope, (doc) => ({ api_key_id: keyId, active_jobs: count(doc?.active_jobs) + activeJobs }))
+const moveKeyCounter = (view: DocumentView, keyId: string, envelope: EventEnvelope, activeJobs: number) => {
+  const id = keyCounterId(keyId)
+  updateDoc(view, USAGE_COUNTERS, id, envelope, (doc) => ({ api_key_id: keyId, active_jobs: count(doc?.active_jobs) + activeJobs, _id: id, _position: 0 }))
+}
 
 /**
  * The monthly credit ledger and the admission counters. A job is charged its weight once, when it succeeded (its
@@ -79,10 +85,12 @@ export const creditsProjection = defineProjection({
         const weight = event.credit_weight
         updateDoc(view, CREDIT_JOBS, event.job_id, envelope, () => ({
           org_id: orgId, api_key_id: keyId, weight, finished: false, charged: false, monitor_run: monitorRunOf(event.spec.idempotency_token) !== null,
+          _id: event.job_id, _position: 0,
         }))
         moveOrgCounter(view, orgId, envelope, 1, weight)
         moveKeyCounter(view, keyId, envelope, 1)
-        updateDoc(view, USAGE_COUNTERS, keyDayCounterId(keyId, dayOf(event.requested_at)), envelope, (doc) => ({ api_key_id: keyId, jobs: count(doc?.jobs) + 1 }))
+        const dayId = keyDayCounterId(keyId, dayOf(event.requested_at))
+        updateDoc(view, USAGE_COUNTERS, dayId, envelope, (doc) => ({ api_key_id: keyId, jobs: count(doc?.jobs) + 1, _id: dayId, _position: 0 }))
         return
       }
       case 'JobSucceeded':
@@ -98,8 +106,9 @@ export const creditsProjection = defineProjection({
         moveOrgCounter(view, orgId, envelope, -1, -weight)
         moveKeyCounter(view, job.api_key_id, envelope, -1)
         if (charge > 0) {
-          updateDoc(view, CREDIT_USAGE, usageId(orgId, month), envelope, (doc) => ({
-            org_id: orgId, month, credits_used: count(doc?.credits_used) + charge, jobs_charged: count(doc?.jobs_charged) + 1,
+          const id = usageId(orgId, month)
+          updateDoc(view, CREDIT_USAGE, id, envelope, (doc) => ({
+            org_id: orgId, month, credits_used: count(doc?.credits_used) + charge, jobs_charged: count(doc?.jobs_charged) + 1, _id: id, _position: 0,
           }))
         }
         updateDoc(view, CREDIT_JOBS, event.job_id, envelope, (doc) => doc && { ...doc, finished: true, charged: charge > 0 })

@@ -116,16 +116,17 @@ export const updateDoc = <D extends Stored<object>>(
   into: Collection<D>,
   id: string,
   envelope: Pick<EventEnvelope, 'position'>,
-  change: (current: D | null) => NoInfer<Omit<D, '_id' | '_position'>> | null,
+  change: (current: D | null) => NoInfer<Omit<D, '_id' | '_position'> & Partial<Pick<D, '_id' | '_position'>>> | null,
 ): void => {
   const current = view.get(into, id)
   if (current && current._position >= envelope.position) return
   const next = change(current)
   if (next === null) return
-  // A new value the change built from a document (so it has an `_id` to replace) is stamped in place: copying a large
-  // document per write was a large part of replay's time. The current document itself, or a frozen one, is copied, as
-  // documents read are never changed; so is a value built without `_id`, as adding properties to objects of many
-  // shapes in place costs more than building one with them.
+  // A new value the change built with an `_id` (from a document, or a literal with a placeholder `_id` and `_position`
+  // last) is stamped in place: copying each document per write was a large part of replay's time, and a copy that
+  // adds properties (a spread of objects of many shapes) costs several times as much as setting two. The current
+  // document itself, or a frozen one, is copied, as documents read are never changed; so is a value built without
+  // `_id`, which may be an object the change did not build.
   if (next === current || Object.isFrozen(next) || !('_id' in next)) return view.put(into, { ...next, _id: id, _position: envelope.position } as unknown as D)
   const doc = next as unknown as { _id: string; _position: number }
   doc._id = id
