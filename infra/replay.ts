@@ -1,4 +1,4 @@
-import { Effect } from 'effect'
+import { Effect, type Scope } from 'effect'
 import { decodeStoredOnce, type StoredDecoding } from '../domain/events.js'
 import { streamCategory, type Category, type DomainEvent } from '../domain/streams.js'
 import type { DocumentNeeded } from '../projections/document-view.js'
@@ -15,8 +15,10 @@ const EVENTS_PER_READ = 5000
  * Rebuilds read models from position 0: clears their collections, then folds the whole log in order.
  * Run it while no projector is running (the service stopped), or the live projector races the rebuild.
  */
-export const replayProjections = (projections: readonly Projection[]) => Effect.gen(function* () {
+export const replayProjections = (projections: readonly Projection[]) => Effect.scoped(Effect.gen(function* () {
   const documents = yield* DocumentStore
+  // Started first: the reader's first batch is read while the writer's thread starts and takes the write lock.
+  const reader = yield* readLog
   const counts: Record<string, number> = Object.fromEntries(projections.map((projection) => [projection.name, 0]))
   const collections = projections.flatMap((projection) => projection.collections)
   // A replay into an empty database leaves it as a running service would: with the indexes its queries need.
@@ -28,7 +30,7 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
   // while the other inserts, so the rebuild uses both cores.
   const rebuild = (target: DocumentStoreService) => Effect.gen(function* () {
     for (const collection of collections) yield* target.clear(collection)
-    return yield* foldLog(projections, target, counts)
+    return yield* foldLog(projections, reader, target, counts)
   })
   const after = yield* (documents.inBatchOffThread ? documents.inBatchOffThread(rebuild) : documents.inBatch(rebuild(documents)))
   // The rebuilt models reflect the log up to `after`: live projectors resume from there.
@@ -38,19 +40,25 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
   yield* Effect.forEach(projections, (projection) =>
     (projection.ordering === 'log' ? storeLog : eventLog).setCheckpoint(projection.name, after), { concurrency: 'unbounded', discard: true })
   return counts
+}))
+
+/** The whole log from position 0, EVENTS_PER_READ events at a time; SQLite reads each next batch on a thread of its own. */
+const readLog: Effect.Effect<LogReader, never, EventStore | Scope.Scope> = Effect.flatMap(EventStore, (store) => {
+  if (store.readAllAhead) return store.readAllAhead(0, EVENTS_PER_READ)
+  let position = 0
+  return Effect.succeed({
+    next: Effect.suspend(() => store.readAll(position, EVENTS_PER_READ)).pipe(Effect.tap((batch) => {
+      if (batch.length > 0) position = batch[batch.length - 1]!.position
+    })),
+  })
 })
 
 /** Folds the whole log in order into `target`, whose projections' collections are empty; answers the last position. */
-const foldLog = (projections: readonly Projection[], target: DocumentStoreService, counts: Record<string, number>) => Effect.scoped(Effect.gen(function* () {
-  const store = yield* EventStore
+const foldLog = (projections: readonly Projection[], reader: LogReader, target: DocumentStoreService, counts: Record<string, number>) => Effect.gen(function* () {
   const byCategory = projectionsByCategory(projections)
   const folded = rebuildDocuments(target, projections)
   const folds = projections.map(() => 0)
   let position = 0
-  // SQLite reads the next batch on a thread of its own while this one is folded.
-  const reader: LogReader = store.readAllAhead
-    ? yield* store.readAllAhead(0, EVENTS_PER_READ)
-    : { next: Effect.suspend(() => store.readAll(position, EVENTS_PER_READ)) }
   for (;;) {
     const batch = yield* reader.next
     if (batch.length === 0) break
@@ -69,7 +77,7 @@ const foldLog = (projections: readonly Projection[], target: DocumentStoreServic
   yield* folded.flush
   projections.forEach((projection, index) => { counts[projection.name] = folds[index]! })
   return position
-}))
+})
 
 /** The projections that fold each category's events, in the given order, with their index in it. */
 const projectionsByCategory = (projections: readonly Projection[]) => {
