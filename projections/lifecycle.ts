@@ -1,4 +1,5 @@
-import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
+import type { EventEnvelope } from '../ports/event-store.js'
+import { collection, defineProjection, updateDoc, type DocumentView, type Stored } from './projection.js'
 
 export interface LifecycleArtifact {
   readonly artifact_id: string
@@ -41,6 +42,10 @@ const withFlags = (doc: Fields): Omit<LifecycleJobDoc, '_id' | '_position'> => {
   return flagged as Omit<LifecycleJobDoc, '_id' | '_position'>
 }
 
+/** Changes a job's document (one its JobRequested made), flags set. A function of its own, not a closure per event. */
+const changeJob = (view: DocumentView, jobId: string, envelope: EventEnvelope, f: (doc: Fields) => Fields) =>
+  updateDoc(view, LIFECYCLE_JOBS, jobId, envelope, (doc) => doc && withFlags(f(doc)))
+
 const setArtifact = (doc: Fields, artifactId: string, state: LifecycleArtifact['state']): Fields =>
   ({ ...doc, artifacts: doc.artifacts.map((a) => a.artifact_id === artifactId ? { ...a, state } : a) })
 
@@ -57,7 +62,6 @@ export const lifecycleProjection = defineProjection({
   concurrency: 8,
   ordering: 'stream',
   fold: (event, envelope, view) => {
-    const change = (f: (doc: Fields) => Fields) => updateDoc(view, LIFECYCLE_JOBS, event.job_id, envelope, (doc) => doc && withFlags(f(doc)))
     switch (event._tag) {
       case 'JobRequested':
         return updateDoc(view, LIFECYCLE_JOBS, event.job_id, envelope, () => withFlags({
@@ -67,19 +71,19 @@ export const lifecycleProjection = defineProjection({
       case 'JobSucceeded':
       case 'JobFailed': {
         const artifacts = event.artifacts ?? []
-        return change((doc) => ({
+        return changeJob(view, event.job_id, envelope, (doc) => ({
           ...doc, finished: true, artifact_ids: artifacts.map((a) => a.artifact_id),
           artifacts: artifacts.map((a) => ({ artifact_id: a.artifact_id, blob_key: a.blob_key, state: 'live' })),
         }))
       }
       case 'JobDeletionRequested':
-        return change((doc) => ({ ...doc, deletion_requested: true }))
+        return changeJob(view, event.job_id, envelope, (doc) => ({ ...doc, deletion_requested: true }))
       case 'ArtifactPurged':
-        return change((doc) => setArtifact(doc, event.artifact_id, 'purged'))
+        return changeJob(view, event.job_id, envelope, (doc) => setArtifact(doc, event.artifact_id, 'purged'))
       case 'ArtifactBlobDeleted':
-        return change((doc) => setArtifact(doc, event.artifact_id, 'deleted'))
+        return changeJob(view, event.job_id, envelope, (doc) => setArtifact(doc, event.artifact_id, 'deleted'))
       case 'JobPurged':
-        return change((doc) => ({ ...doc, purged: true }))
+        return changeJob(view, event.job_id, envelope, (doc) => ({ ...doc, purged: true }))
       default:
         return
     }
