@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { Effect, Either } from 'effect'
 import { STREAMS } from '../domain/streams.js'
-import { jobDecider, type JobCommand, type JobError } from '../domain/job/decider.js'
+import { jobDecider, type JobCommand, type JobError, type JobState } from '../domain/job/decider.js'
 import type { JobSpec } from '../domain/job/spec.js'
 import type { JobEvent, JobRequested } from '../domain/job/events.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
-import { deterministicId, handle, handleNow, type CommandContext, type Handled, type StoreNow, foldHistory } from './handle.js'
+import { deterministicId, handle, handleNow, type CommandContext, type Handled, type KnownStream, type StoreNow, foldHistory } from './handle.js'
 import type { StateConflict } from '../domain/errors.js'
 
 export interface SubmitJob {
@@ -25,13 +25,20 @@ export interface SubmitJob {
 export const idempotentJobId = (orgId: string, token: string) => deterministicId(`idempotency:${orgId}:${token}`)
 
 const requestOf = (input: SubmitJob) => {
-  const jobId = input.spec.idempotency_token !== undefined ? idempotentJobId(input.org_id, input.spec.idempotency_token) : input.job_id ?? randomUUID()
+  const given = input.spec.idempotency_token !== undefined ? idempotentJobId(input.org_id, input.spec.idempotency_token) : input.job_id
+  const jobId = given ?? randomUUID()
   const command: JobCommand = {
     _tag: 'RequestJob', job_id: jobId, org_id: input.org_id, api_key_id: input.api_key_id, spec: input.spec, now: (input.now ?? new Date()).toISOString(),
   }
   const ctx: CommandContext = { org_id: input.org_id, metadata: input.metadata }
-  return { jobId, command, ctx, stream: STREAMS.job.stream(jobId) }
+  return { jobId, command, ctx, stream: STREAMS.job.stream(jobId), fresh: given === undefined }
 }
+
+/**
+ * The stream of a job id drawn here has no events: it is not read before the append, which expects no stream (should
+ * one exist after all, the append fails on it and handleNow reads the stream, as after any conflict).
+ */
+const NEW_STREAM: KnownStream<JobState> = { state: jobDecider.initialState, last: undefined }
 
 const submitted = (jobId: string, handled: Handled<JobEvent>) => ({
   job_id: jobId, created: true,
@@ -54,8 +61,8 @@ export const submitJob = (input: SubmitJob) =>
 
 /** submitJob done at once on a store that answers synchronously: throws the command's failure, WrongExpectedRevision or StoreUnavailable. */
 export const submitJobNow = (store: StoreNow, input: SubmitJob) => {
-  const { jobId, command, ctx, stream } = requestOf(input)
-  const handled = handleNow(jobDecider, store, stream, command, ctx)
+  const { jobId, command, ctx, stream, fresh } = requestOf(input)
+  const handled = handleNow(jobDecider, store, stream, command, ctx, fresh ? NEW_STREAM : undefined)
   if (Either.isRight(handled)) return submitted(jobId, handled.right)
   if (alreadyRequested(input, handled.left)) return { job_id: jobId, created: false, requested: null, position: 0 }
   throw handled.left

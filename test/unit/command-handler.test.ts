@@ -1,7 +1,7 @@
 import { Effect, Either } from 'effect'
 import t from 'tap'
 import { deterministicId, handle, type CommandContext } from '../../commands/handle.js'
-import { submitJob } from '../../commands/jobs.js'
+import { submitJob, submitJobNow } from '../../commands/jobs.js'
 import { decodeEvent } from '../../domain/events.js'
 import { STREAMS, type DomainEvent } from '../../domain/streams.js'
 import { jobDecider, type JobCommand } from '../../domain/job/decider.js'
@@ -168,3 +168,21 @@ for (const synchronous of [true, false]) {
     })
   })
 }
+
+t.test('submitJobNow reads no stream for a job id it draws, and reads one it is given (or derives from a token)', async (t) => {
+  const store = makeMemoryEventStore()
+  const reads: string[] = []
+  const counting = { readStreamNow: (stream: string) => { reads.push(stream); return store.readStreamNow!(stream) }, appendNow: store.appendNow! }
+  const input = { org_id: ORG, api_key_id: 'k1', spec, metadata: TEST_METADATA }
+  const drawn = submitJobNow(counting, input)
+  t.ok(drawn.created && drawn.requested !== null, 'the job is requested')
+  t.same(reads, [], 'a new random id: its stream is not read')
+  t.same(store.readStreamNow!(STREAMS.job.stream(drawn.job_id)).map((e) => e.type), ['JobRequested'])
+  const again = (() => { try { return submitJobNow(counting, { ...input, job_id: drawn.job_id }) } catch (error) { return error } })()
+  t.equal((again as { _tag?: string })._tag, 'StateConflict', 'a given id of an existing job is refused')
+  t.same(reads, [STREAMS.job.stream(drawn.job_id)], 'a given id: its stream is read')
+  const tokened = { ...input, spec: specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'tok-now' }) }
+  t.equal(submitJobNow(counting, tokened).created, true)
+  t.same(submitJobNow(counting, tokened).requested, null, 'the same token again: nothing new requested')
+  t.equal(reads.length, 3, 'a token\'s id: its stream is read')
+})
