@@ -15,10 +15,10 @@ const EVENTS_PER_READ = 5000
  * Rebuilds read models from position 0: clears their collections, then folds the whole log in order.
  * Run it while no projector is running (the service stopped), or the live projector races the rebuild.
  */
-export const replayProjections = (projections: readonly Projection[]) => Effect.scoped(Effect.gen(function* () {
+export const replayProjections = (projections: readonly Projection[], eventsPerRead = EVENTS_PER_READ) => Effect.scoped(Effect.gen(function* () {
   const documents = yield* DocumentStore
   // Started first: the reader's first batch is read while the writer's thread starts and takes the write lock.
-  const reader = yield* readLog
+  const reader = yield* readLog(eventsPerRead)
   const counts: Record<string, number> = Object.fromEntries(projections.map((projection) => [projection.name, 0]))
   const collections = projections.flatMap((projection) => projection.collections)
   // A replay into an empty database leaves it as a running service would: with the indexes its queries need.
@@ -42,12 +42,12 @@ export const replayProjections = (projections: readonly Projection[]) => Effect.
   return counts
 }))
 
-/** The whole log from position 0, EVENTS_PER_READ events at a time; SQLite reads each next batch on a thread of its own. */
-const readLog: Effect.Effect<LogReader, never, EventStore | Scope.Scope> = Effect.flatMap(EventStore, (store) => {
-  if (store.readAllAhead) return store.readAllAhead(0, EVENTS_PER_READ)
+/** The whole log from position 0, `limit` events at a time; SQLite reads each next batch on a thread of its own. */
+const readLog = (limit: number): Effect.Effect<LogReader, never, EventStore | Scope.Scope> => Effect.flatMap(EventStore, (store) => {
+  if (store.readAllAhead) return store.readAllAhead(0, limit)
   let position = 0
   return Effect.succeed({
-    next: Effect.suspend(() => store.readAll(position, EVENTS_PER_READ)).pipe(Effect.tap((batch) => {
+    next: Effect.suspend(() => store.readAll(position, limit)).pipe(Effect.tap((batch) => {
       if (batch.length > 0) position = batch[batch.length - 1]!.position
     })),
   })
@@ -71,10 +71,9 @@ const foldLog = (projections: readonly Projection[], reader: LogReader, target: 
       if (typeof stop === 'string') yield* Effect.logWarning(stop)
       else yield* folded.load(stop)
     }
-    yield* folded.writeDue
+    yield* folded.flush
     position = batch[batch.length - 1]!.position
   }
-  yield* folded.flush
   projections.forEach((projection, index) => { counts[projection.name] = folds[index]! })
   return position
 })
