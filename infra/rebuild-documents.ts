@@ -53,8 +53,8 @@ export interface RebuildDocuments {
  *
  * Memory: the writes of one read of the log, those of the last write-through, and the ids of the documents written
  * through (one string each, to answer reads of absent ids without a round trip). Flushing after every read rather than
- * holding more documents for longer keeps them young: holding 25,000 had the collector copy and promote hundreds of MB
- * in a replay of 200,000 events, for about 10% more CPU in all and a longer write at the end.
+ * holding up to 25,000 documents keeps them younger: in a replay of 200,000 events the collector copied and promoted
+ * about a fifth less (370 against 447 MB survived), the CPU in all fell by about 5-9%, and the write at the end is shorter.
  *
  * The projections share their documents with this store: they build a new document for every change and never change
  * one they read. Every document type is readonly, so a fold that tried would not compile; the documents are not
