@@ -13,6 +13,9 @@ const READER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.driver)
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true })
+// The process's main thread folds the log and is the replay's bottleneck: where this thread and it contend for a core,
+// it goes first. On Linux the call sets this thread's nice value only (elsewhere it could set the whole process's).
+if (process.platform === 'linux') try { require('node:os').setPriority(10) } catch {}
 const read = db.prepare('select position, revision, event_id, stream, type, org_id, occurred_at, data, metadata from events where position > ? order by position limit ?').raw()
 parentPort.on('message', (message) => {
   if (message.op === 'end') {
