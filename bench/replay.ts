@@ -1,9 +1,12 @@
 /**
  * bench:replay — `cli replay` speed on the embedded profile (or into MongoDB, see below): a generated log of BENCH_EVENTS events (default 200,000:
  * organizations with keys, then jobs requested, started and finished with artifacts), rebuilt from position 0 into
- * every read model. The baseline of the same run is reading the whole log without projecting it.
+ * every read model in a fresh process (bench/replay-rebuild.ts), as `cli replay` runs. The baseline of the same run is
+ * reading the whole log without projecting it.
  */
+import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { promisify } from 'node:util'
 import { Effect } from 'effect'
 import { DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
 import { encodeEvent } from '../domain/events.js'
@@ -15,11 +18,9 @@ import type { DomainEvent } from '../domain/streams.js'
 import { STREAMS } from '../domain/streams.js'
 import { loadConfig } from '../infra/config.js'
 import { startProcess } from '../infra/process.js'
-import { replayProjections } from '../infra/replay.js'
-import { ReadModels } from '../infra/read-models.js'
 import { EventStore, type NewEvent } from '../ports/event-store.js'
 import { benchDataDir } from './data-dir.js'
-import { processCpuMs } from './process-cpu.js'
+import type { Timed } from './replay-rebuild.js'
 import { fmt } from './stats.js'
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 200_000)
@@ -79,41 +80,18 @@ const generate = Effect.gen(function* () {
   return written
 })
 
-/** The baseline: every event of the log read in order, nothing projected. */
-const readWholeLog = Effect.gen(function* () {
-  const store = yield* EventStore
-  let after = 0
-  let count = 0
-  for (;;) {
-    const batch = yield* store.readAll(after, 1000)
-    if (batch.length === 0) return count
-    count += batch.length
-    after = batch[batch.length - 1]!.position
-  }
-})
-
-/**
- * Wall-clock and CPU seconds (CPU time is what a loaded machine does not inflate much), in all and of the main thread
- * (the replay's writes run on a thread of their own; null where /proc is missing).
- */
-const timed = async <A>(effect: Effect.Effect<A, unknown, never>) => {
-  const t0 = performance.now()
-  const cpu0 = process.cpuUsage()
-  const main0 = processCpuMs(process.pid)?.mainThread
-  const value = await service.run(effect as never) as A
-  const cpu = process.cpuUsage(cpu0)
-  const main1 = processCpuMs(process.pid)?.mainThread
-  const mainThreadSeconds = main0 === undefined || main1 === undefined ? null : (main1 - main0) / 1000
-  return { value, seconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, mainThreadSeconds }
-}
-
-const generated = await timed(generate as never)
-console.log(`generated ${generated.value} events in ${fmt(generated.seconds)} s`)
-const baseline = await timed(readWholeLog as never)
-const replay = await timed(Effect.flatMap(ReadModels, replayProjections) as never)
+const t0 = performance.now()
+const generatedEvents = await service.run(generate as never) as number
+console.log(`generated ${generatedEvents} events in ${fmt((performance.now() - t0) / 1000)} s`)
+// Closed (its last checkpoint written) before the rebuild, which runs in a fresh process as `cli replay` does: not in
+// this one's heap of 200,000 generated events, nor beside the checkpoint of the log it just wrote.
 await service.close()
+const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bench/replay-rebuild.ts'], {
+  env: { ...process.env, DATA_DIR: config.dataDir, LOG_LEVEL: 'silent' }, maxBuffer: 1 << 20,
+})
+const { baseline, replay } = JSON.parse(stdout) as Record<'baseline' | 'replay', Timed>
 
-const events = generated.value as number
+const events = generatedEvents
 const readRate = (baseline.value as number) / baseline.seconds
 const replayRate = events / replay.seconds
 console.log(`log read (baseline): ${fmt(readRate, 0)} events/s`)
