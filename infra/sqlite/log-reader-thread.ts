@@ -2,6 +2,7 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import { Effect, type Scope } from 'effect'
 import { StoreUnavailable, type LogReader, type RecordedEvent } from '../../ports/event-store.js'
+import { REPLAY_THREAD_PRELUDE } from './replay-thread-prelude.js'
 
 /**
  * Body of the reader thread, plain JavaScript run with `eval: true` (no TypeScript loader in the thread). It answers
@@ -9,13 +10,8 @@ import { StoreUnavailable, type LogReader, type RecordedEvent } from '../../port
  * a typed array, and their data and metadata JSON end to end in one string with their lengths. Copying those to the
  * process's thread costs a fraction of reading the rows there (SQLite's step and a string per column).
  */
-const READER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads')
-const Database = require(workerData.driver)
+const READER_SOURCE = `${REPLAY_THREAD_PRELUDE}
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true })
-// The process's main thread folds the log and is the replay's bottleneck: where this thread and it contend for a core,
-// it goes first. On Linux the call sets this thread's nice value only (elsewhere it could set the whole process's).
-if (process.platform === 'linux') try { require('node:os').setPriority(10) } catch {}
 const read = db.prepare('select position, revision, event_id, stream, type, org_id, occurred_at, data, metadata from events where position > ? order by position limit ?').raw()
 parentPort.on('message', (message) => {
   if (message.op === 'end') {

@@ -5,6 +5,7 @@ import { Effect } from 'effect'
 import type { Doc, DocumentStoreService, Filter, FindOptions } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 import { countQuery, findQuery } from './document-queries.js'
+import { REPLAY_THREAD_PRELUDE } from './replay-thread-prelude.js'
 
 /**
  * Body of the writer thread, plain JavaScript run with `eval: true` (no TypeScript loader in the thread). It holds one
@@ -12,13 +13,8 @@ import { countQuery, findQuery } from './document-queries.js'
  * sees every write sent before it. After a failed statement it runs nothing more and answers every request with that
  * failure; `end` then rolls back.
  */
-const WRITER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads')
-const Database = require(workerData.driver)
+const WRITER_SOURCE = `${REPLAY_THREAD_PRELUDE}
 const db = new Database(workerData.file, { fileMustExist: true })
-// The process's main thread folds the log and is the replay's bottleneck: where this thread and it contend for a core,
-// it goes first. On Linux the call sets this thread's nice value only (elsewhere it could set the whole process's).
-if (process.platform === 'linux') try { require('node:os').setPriority(10) } catch {}
 db.pragma('busy_timeout = 10000')
 db.pragma('synchronous = NORMAL')
 db.pragma('cache_size = -65536')
