@@ -137,7 +137,6 @@ const bodyOf = async function* (response: Dispatcher.ResponseData): AsyncGenerat
   if (broken) throw new Error('the connection to the target broke off while reading the body')
 }
 
-
 const ignore = () => {}
 
 export interface ChromiumClientOptions {
