@@ -9,6 +9,7 @@ import type { ArtifactRecord } from '../domain/job/events.js'
 import { failure, type Engine, type EngineArtifact } from '../fetchers/engine.js'
 import { jobManifest, jobTiming } from '../fetchers/manifest.js'
 import { BlobStore, type BlobStoreService, type StoredBlob } from '../ports/blob-store.js'
+import type { ClockService } from '../ports/clock.js'
 import type { EventEnvelope, EventStore, EventStoreService } from '../ports/event-store.js'
 import type { MetricsService } from '../ports/metrics.js'
 import { defineProcessor } from './processor.js'
@@ -19,6 +20,8 @@ export interface JobRunnerOptions {
   readonly engines: Partial<Record<JobType, Engine>>
   readonly workerId: string
   readonly log: (message: string, detail?: unknown) => void
+  /** The time a job's start, end and artifacts are recorded at (the service's Clock, so a manual one drives them too). */
+  readonly clock: ClockService
   /** The recipes this fetcher runs (jobs with a recipe block); without it such jobs fail with engine_unavailable. */
   readonly recipes?: RecipeRunOptions
   /** Where finished jobs are counted (tier, outcome, duration, credits). */
@@ -34,18 +37,18 @@ export interface JobRunnerOptions {
 
 export const artifactKey = (orgId: string, jobId: string, artifactId: string) => `jobs/${orgId}/${jobId}/${artifactId}`
 
-const artifactRecord = (artifact: EngineArtifact, artifactId: string, stored: StoredBlob): ArtifactRecord => ({
+const artifactRecord = (artifact: EngineArtifact, artifactId: string, stored: StoredBlob, createdAt: string): ArtifactRecord => ({
   artifact_id: artifactId, artifact_type: artifact.artifact_type, content_type: artifact.content_type,
-  size: stored.size, sha256: stored.sha256, blob_key: stored.key, created_at: new Date().toISOString(),
+  size: stored.size, sha256: stored.sha256, blob_key: stored.key, created_at: createdAt,
 })
 
-const storeArtifacts = (orgId: string, jobId: string, artifacts: readonly EngineArtifact[]) =>
+const storeArtifacts = (orgId: string, jobId: string, artifacts: readonly EngineArtifact[], createdAt: string) =>
   Effect.gen(function* () {
     const blobs = yield* BlobStore
     // At most 4 at once; a single artifact (a light job's page) is stored in this fiber, without one forked for it.
     return yield* Effect.forEach(artifacts, (artifact) => Effect.gen(function* () {
       const artifactId = randomUUID()
-      return artifactRecord(artifact, artifactId, yield* blobs.put(artifactKey(orgId, jobId, artifactId), artifact.bytes, artifact.content_type))
+      return artifactRecord(artifact, artifactId, yield* blobs.put(artifactKey(orgId, jobId, artifactId), artifact.bytes, artifact.content_type), createdAt)
     }), { concurrency: Math.min(4, artifacts.length) })
   })
 
@@ -62,7 +65,7 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
     metadata: { correlation_id: envelope.metadata.correlation_id, causation_id: envelope.event_id, actor: `fetcher:${options.workerId}` },
   })
 
-  const now = () => new Date().toISOString()
+  const now = () => options.clock.now().toISOString()
 
   /**
    * What a job's state asks of this fetcher: null when there is nothing to run (an unknown or finished job); `engine`
@@ -122,11 +125,12 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
    */
   const storeArtifactsNow = (orgId: string, jobId: string, artifacts: readonly EngineArtifact[]) => {
     const blobs = blobsNow
-    if (blobs === null) return run(storeArtifacts(orgId, jobId, artifacts))
+    const createdAt = now()
+    if (blobs === null) return run(storeArtifacts(orgId, jobId, artifacts, createdAt))
     return Promise.all(artifacts.map(async (artifact) => {
       const artifactId = randomUUID()
       const key = artifactKey(orgId, jobId, artifactId)
-      return artifactRecord(artifact, artifactId, blobs.putNow(key, artifact.bytes, artifact.content_type) ?? await run(blobs.put(key, artifact.bytes, artifact.content_type)))
+      return artifactRecord(artifact, artifactId, blobs.putNow(key, artifact.bytes, artifact.content_type) ?? await run(blobs.put(key, artifact.bytes, artifact.content_type)), createdAt)
     }))
   }
 
@@ -146,7 +150,7 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
         return { command, appended: endNow(store, command, state.org_id, envelope, afterStart) }
       }
       return run(Effect.gen(function* () {
-        const command = outcome(yield* storeArtifacts(state.org_id, jobId, artifacts))
+        const command = outcome(yield* storeArtifacts(state.org_id, jobId, artifacts, now()))
         const appended = yield* runJobCommand(command, state.org_id, ctx(envelope)).pipe(
           Effect.as(true), Effect.catchTag('StateConflict', () => Effect.succeed(false)),
         )
@@ -172,7 +176,7 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
     const recipeBlock = state.spec.recipe
     if (recipeBlock && options.recipes) {
       const command = await runRecipeJob(jobId, state.org_id, { ...state.spec, recipe: recipeBlock }, engine, options.recipes, shutdown.signal, now,
-        (artifacts) => run(storeArtifacts(state.org_id, jobId, artifacts)))
+        (artifacts) => run(storeArtifacts(state.org_id, jobId, artifacts, now())))
       if (shutdown.signal.aborted) throw new Error('abandoned at shutdown')
       await finish(() => command)
       return

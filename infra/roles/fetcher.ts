@@ -8,6 +8,7 @@ import { makeLightEngine } from '../../fetchers/light/engine.js'
 import { makeStandardEngine } from '../../fetchers/standard/engine.js'
 import { makeStealthEngine } from '../../fetchers/stealth/engine.js'
 import { BlobStore } from '../../ports/blob-store.js'
+import { Clock } from '../../ports/clock.js'
 import { EventLog } from '../../ports/event-log.js'
 import { EventStore } from '../../ports/event-store.js'
 import { Metrics } from '../../ports/metrics.js'
@@ -56,7 +57,7 @@ export const fetcherRole = (config: Config, logger: Logger) => Effect.gen(functi
     Object.fromEntries(browserTiers.flatMap((engine) => (engine.browsers ? [[engine.tier, read(engine.browsers())]] : [])))
   metrics.gauge('scrapeworks_browser_pool_size', 'Browser processes open in the pool, by tier', 'tier', byTier((b) => b.open))
   metrics.total('scrapeworks_browser_recycles', 'Browser processes retired for page count or memory growth, by tier', 'tier', byTier((b) => b.recycled))
-  const runner = makeJobRunner({ engines, workerId: config.workerId, log: logger.error, recipes: config.recipes, metrics, events: yield* EventStore, blobs: yield* BlobStore }, run)
+  const runner = makeJobRunner({ engines, workerId: config.workerId, log: logger.error, recipes: config.recipes, metrics, clock: yield* Clock, events: yield* EventStore, blobs: yield* BlobStore }, run)
   yield* Effect.acquireRelease(
     eventLog.subscribe(subscriptionOf(runner, config.fetcherConcurrency), runner.handle),
     // Abort first, so stopping does not wait for jobs to finish: an aborted job's event stays unhandled.

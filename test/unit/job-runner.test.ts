@@ -6,6 +6,7 @@ import { decodeEvent } from '../../domain/events.js'
 import { STREAMS } from '../../domain/streams.js'
 import { jobDecider } from '../../domain/job/decider.js'
 import { validateJobSpec, type JobType } from '../../domain/job/spec.js'
+import { makeManualClock } from '../../infra/clock/manual.js'
 import { failure, type Engine, type EngineOutcome, type EngineRequest } from '../../fetchers/engine.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
 import type { FinishedJob, MetricsService } from '../../ports/metrics.js'
@@ -15,6 +16,8 @@ import { memoryServices, TEST_METADATA } from '../helpers/memory-services.js'
 const ORG = 'org-1'
 const PAGE = new TextEncoder().encode('<html><body>hello</body></html>')
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
+/** The service's clock, far from the wall clock, so a time taken from the wall clock shows. */
+const clock = makeManualClock('2024-05-01T12:00:05.000Z')
 
 /** An engine of one tier whose outcome the test chooses; it counts the jobs it was asked to run. */
 const fakeEngine = (tier: JobType, outcome: (request: EngineRequest) => Promise<EngineOutcome>) => {
@@ -39,7 +42,7 @@ for (const atOnce of [false, true]) {
     const services = memoryServices()
     const logged: string[] = []
     const metrics = { jobFinished: (job: FinishedJob) => { finished.push(job) } } as unknown as MetricsService
-    const runner = makeJobRunner({ engines, workerId: 'w1', log: (message) => { logged.push(message) }, metrics, ...(atOnce ? { events: services.events, blobs: services.blobs } : {}) }, services.run)
+    const runner = makeJobRunner({ engines, workerId: 'w1', log: (message) => { logged.push(message) }, metrics, clock, ...(atOnce ? { events: services.events, blobs: services.blobs } : {}) }, services.run)
     const spec = validateJobSpec({ job_type: jobType, target_url: 'https://example.com/page' }, { allowlist: new Set(), isTimeZone: () => true })
     if (!spec.ok) throw new Error('invalid test spec')
     const jobId = 'job-1'
@@ -62,8 +65,10 @@ for (const atOnce of [false, true]) {
     t.same(runs, [jobId], 'the engine ran the job once')
     t.same((await stream()).map((e) => e.type), ['JobRequested', 'JobStarted', 'JobSucceeded'])
     const [, started, succeeded] = await decoded()
-    t.match(started, { _tag: 'JobStarted', attempt: 1, worker_id: 'w1' })
+    t.match(started, { _tag: 'JobStarted', attempt: 1, worker_id: 'w1', started_at: '2024-05-01T12:00:05.000Z' }, 'started at the Clock\'s time')
     if (succeeded?._tag !== 'JobSucceeded') return t.fail('expected JobSucceeded')
+    t.equal(succeeded.finished_at, '2024-05-01T12:00:05.000Z', 'finished at the Clock\'s time')
+    t.equal(succeeded.artifacts[0]?.created_at, '2024-05-01T12:00:05.000Z', 'its artifact too')
     t.same(succeeded.manifest, { http_status: 200, final_url: 'https://example.com/page' })
     t.equal(succeeded.artifacts.length, 1)
     const [record] = succeeded.artifacts
@@ -129,7 +134,7 @@ for (const atOnce of [false, true]) {
     t.ok(Either.isLeft(result), 'the handler rejects, so the subscription does not checkpoint past the event')
     t.same((await first.stream()).map((e) => e.type), ['JobRequested', 'JobStarted'], 'no JobSucceeded or JobFailed')
     const { engine: restarted } = fakeEngine('light', async () => ({ ok: true, manifest: {}, artifacts: [] }))
-    const afterRestart = makeJobRunner({ engines: { light: restarted }, workerId: 'w2', log: () => {}, ...(atOnce ? { events: first.events, blobs: first.blobs } : {}) }, first.run)
+    const afterRestart = makeJobRunner({ engines: { light: restarted }, workerId: 'w2', log: () => {}, clock, ...(atOnce ? { events: first.events, blobs: first.blobs } : {}) }, first.run)
     await afterRestart.handle(first.requested)
     const events = await first.decoded()
     t.same(events.map((e) => e._tag), ['JobRequested', 'JobStarted', 'JobStarted', 'JobSucceeded'])
