@@ -14,7 +14,7 @@ export interface SubmitJob {
   readonly org_id: string
   readonly api_key_id: string | null
   readonly spec: JobSpec
-  readonly now?: Date
+  readonly now: Date
   readonly metadata: EventMetadata
 }
 
@@ -28,7 +28,7 @@ const requestOf = (input: SubmitJob) => {
   const given = input.spec.idempotency_token !== undefined ? idempotentJobId(input.org_id, input.spec.idempotency_token) : input.job_id
   const jobId = given ?? randomUUID()
   const command: JobCommand = {
-    _tag: 'RequestJob', job_id: jobId, org_id: input.org_id, api_key_id: input.api_key_id, spec: input.spec, now: (input.now ?? new Date()).toISOString(),
+    _tag: 'RequestJob', job_id: jobId, org_id: input.org_id, api_key_id: input.api_key_id, spec: input.spec, now: input.now.toISOString(),
   }
   const ctx: CommandContext = { org_id: input.org_id, metadata: input.metadata }
   return { jobId, command, ctx, stream: STREAMS.job.stream(jobId), fresh: given === undefined }

@@ -150,7 +150,7 @@ for (const synchronous of [true, false]) {
 
     t.test('submitJob with an idempotency token records one JobRequested however often it is sent', async (t) => {
       const { run, events } = memoryServices()
-      const input = { org_id: ORG, api_key_id: 'k1', spec: specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'tok-1' }), metadata: TEST_METADATA }
+      const input = { org_id: ORG, api_key_id: 'k1', spec: specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'tok-1' }), now: new Date('2024-05-01T12:00:00Z'), metadata: TEST_METADATA }
       const [first, second] = await Promise.all([run(submitJob(input)), run(submitJob(input))])
       t.equal(first.job_id, second.job_id, 'one job id for one token')
       t.same([first.created, second.created].sort(), [false, true], 'exactly one submission created it')
@@ -173,7 +173,7 @@ t.test('submitJobNow reads no stream for a job id it draws, and reads one it is 
   const store = makeMemoryEventStore()
   const reads: string[] = []
   const counting = { readStreamNow: (stream: string) => { reads.push(stream); return store.readStreamNow!(stream) }, appendNow: store.appendNow! }
-  const input = { org_id: ORG, api_key_id: 'k1', spec, metadata: TEST_METADATA }
+  const input = { org_id: ORG, api_key_id: 'k1', spec, now: new Date('2024-05-01T12:00:00Z'), metadata: TEST_METADATA }
   const drawn = submitJobNow(counting, input)
   t.ok(drawn.created && drawn.requested !== null, 'the job is requested')
   t.same(reads, [], 'a new random id: its stream is not read')
