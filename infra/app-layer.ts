@@ -45,7 +45,7 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
 
   const documents = settings.documents.kind === 'mongodb'
     ? MongoDocumentStoreLive({ url: settings.documents.url, database: settings.documents.database })
-    : SqliteDocumentStoreLive(join(config.dataDir, 'readmodels.db'))
+    : SqliteDocumentStoreLive(join(config.dataDir, 'readmodels.db'), log)
 
   // The event store with its own log: checkpoints in the SQLite file, or in the document store for EventStoreDB.
   // SQLite serves the audit trail from its log; otherwise it is a read model (infra/read-models.ts).
@@ -58,7 +58,7 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
   const blobs = settings.blobs.kind === 'local'
     ? LocalBlobStoreLive({
       root: join(config.dataDir, 'artifacts'), downloadBase: `${config.publicBaseUrl}${DOWNLOAD_PATH}`, signingSecret: config.signingSecret,
-      now: () => clockService.now().getTime(),
+      now: () => clockService.now().getTime(), log,
     })
     : AzureBlobStoreLive({ connectionString: settings.blobs.connectionString, container: settings.blobs.container })
 

@@ -6,6 +6,7 @@ import { Context, Effect, Layer } from 'effect'
 import { BlobNotFound, BlobStore, type BlobStoreService } from '../../ports/blob-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 import { SMALL_BLOB_MAX_BYTES, smallBlobFile } from './small-blob-file.js'
+import type { CheckpointLog } from '../sqlite/wal-checkpointer.js'
 
 export interface LocalBlobOptions {
   readonly root: string
@@ -13,6 +14,8 @@ export interface LocalBlobOptions {
   readonly downloadBase: string
   readonly signingSecret: string
   readonly now?: () => number
+  /** Where the small blobs' file tells that its checkpointer stopped (see infra/sqlite/wal-checkpointer.ts). */
+  readonly log: CheckpointLog
 }
 
 const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._\/-]{0,511}$/
@@ -137,7 +140,7 @@ export const makeLocalBlobStore = (options: LocalBlobOptions): BlobStoreService 
    * does), written in the calling turn; larger ones are files. A key's row, when there is one, is its current blob: a
    * file put removes the row after writing, and a delete removes both.
    */
-  const small = smallBlobFile(join(root, '.small-blobs.db'))
+  const small = smallBlobFile(join(root, '.small-blobs.db'), options.log)
   const stored = (key: string, bytes: Uint8Array) => ({ key, size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') })
   const putNow = (key: string, bytes: Uint8Array, contentType: string) => {
     if (bytes.byteLength > SMALL_BLOB_MAX_BYTES) return null

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import { openDatabase } from '../sqlite/database.js'
-import { checkpointOffThread } from '../sqlite/wal-checkpointer.js'
+import { checkpointOffThread, type CheckpointLog } from '../sqlite/wal-checkpointer.js'
 
 /**
  * Blobs up to this size go into the folder's SQLite file instead of a file of their own. Writing one costs the main
@@ -15,14 +15,14 @@ export const SMALL_BLOB_MAX_BYTES = 64 * 1024
  * stores'), opened on first use so a store that never reads nor writes leaves no file. Several processes may share
  * it (the service, a CLI purge), as they share the folder.
  */
-export const smallBlobFile = (path: string) => {
+export const smallBlobFile = (path: string, log: CheckpointLog) => {
   let opened: { readonly db: Database.Database; readonly stopCheckpoints: () => Promise<void>; readonly put: Database.Statement; readonly get: Database.Statement<[string], { content_type: string; bytes: Buffer }>; readonly remove: Database.Statement } | null = null
   const open = () => {
     if (opened) return opened
     const db = openDatabase(path)
     db.exec('create table if not exists blobs (key text primary key, content_type text not null, bytes blob not null)')
     opened = {
-      db, stopCheckpoints: checkpointOffThread(db),
+      db, stopCheckpoints: checkpointOffThread(db, log),
       put: db.prepare('insert into blobs (key, content_type, bytes) values (?, ?, ?) on conflict(key) do update set content_type = excluded.content_type, bytes = excluded.bytes'),
       get: db.prepare('select content_type, bytes from blobs where key = ?'),
       remove: db.prepare('delete from blobs where key = ?'),

@@ -5,7 +5,7 @@ import { type StoreUnavailable, storeWorkNow } from '../../ports/event-store.js'
 import { openDatabase, preparedStatements } from './database.js'
 import { countQuery, findQuery } from './document-queries.js'
 import { inBatchOffThread } from './off-thread-batch.js'
-import { scopedWithCheckpointsOffThread } from './wal-checkpointer.js'
+import { scopedWithCheckpointsOffThread, type CheckpointLog } from './wal-checkpointer.js'
 
 /** Prepared query shapes kept (an `$in` of every length is a shape of its own). */
 const MAX_PREPARED = 256
@@ -241,4 +241,4 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
  * The embedded read-model store, its log checkpointed off the thread: its file is opened when the layer is built and
  * closed when it is released.
  */
-export const SqliteDocumentStoreLive = (file: string) => Layer.scoped(DocumentStore, scopedWithCheckpointsOffThread(() => makeSqliteDocumentStore(file)))
+export const SqliteDocumentStoreLive = (file: string, log: CheckpointLog) => Layer.scoped(DocumentStore, scopedWithCheckpointsOffThread(() => makeSqliteDocumentStore(file), log))

@@ -9,7 +9,7 @@ import { openDatabase } from './database.js'
 import { deepFreeze, makeLogTail } from './log-tail.js'
 import { readLogOffThread } from './log-reader-thread.js'
 import { makeStreamCache } from './stream-cache.js'
-import { scopedWithCheckpointsOffThread } from './wal-checkpointer.js'
+import { scopedWithCheckpointsOffThread, type CheckpointLog } from './wal-checkpointer.js'
 
 const SCHEMA = `
 create table if not exists events (
@@ -170,5 +170,5 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
 }
 
 /** The store for the lifetime of a scope, its log checkpointed off the thread: its file is closed when the scope closes. */
-export const sqliteEventStore = (file: string): Effect.Effect<SqliteEventStore, never, Scope.Scope> =>
-  scopedWithCheckpointsOffThread(() => makeSqliteEventStore(file))
+export const sqliteEventStore = (file: string, log: CheckpointLog): Effect.Effect<SqliteEventStore, never, Scope.Scope> =>
+  scopedWithCheckpointsOffThread(() => makeSqliteEventStore(file), log)

@@ -12,8 +12,8 @@ import { sqliteEventStore } from './event-store.js'
  * The embedded event store and its own log: catch-up subscriptions with checkpoints in the same SQLite file, woken by
  * this process's appends, and the audit trail read from it. Releasing the layer stops the subscriptions, then closes the file.
  */
-export const SqliteEventStoreLive = (file: string, catchUp: Omit<CatchUpOptions, 'appended'>) => Layer.scopedContext(Effect.gen(function* () {
-  const store = yield* sqliteEventStore(file)
+export const SqliteEventStoreLive = (file: string, catchUp: Omit<CatchUpOptions, 'appended'> & Required<Pick<CatchUpOptions, 'log'>>) => Layer.scopedContext(Effect.gen(function* () {
+  const store = yield* sqliteEventStore(file, catchUp.log)
   const log = yield* scopedEventLog(sqliteCatchUpLog(store, catchUp))
   return Context.make(EventStore, store).pipe(Context.add(StoreLog, log), Context.add(AuditTrail, makeSqliteAuditTrail(store.db)))
 }))

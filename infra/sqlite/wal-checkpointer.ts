@@ -8,6 +8,9 @@ const CHECKPOINT_EVERY_MS = 200
 /** SQLite's own default, restored on the process's connection when the worker fails. */
 const AUTOCHECKPOINT_PAGES = 1000
 
+/** Where a checkpointer that stopped (and so a connection back to checkpointing itself) is told. */
+export type CheckpointLog = (message: string, detail?: unknown) => void
+
 /**
  * Body of the checkpointer thread, plain JavaScript run with `eval: true` (no TypeScript loader in the thread). A
  * PASSIVE checkpoint never waits for nor blocks the process's writer or readers.
@@ -37,7 +40,7 @@ const driver = createRequire(import.meta.url).resolve('better-sqlite3')
  * fails, the connection checkpoints itself again. Answers a stop that checkpoints one last time and closes the
  * worker's connection (before the process's connection is closed).
  */
-export const checkpointOffThread = (db: Database.Database, log: (message: string, detail?: unknown) => void = () => {}) => {
+export const checkpointOffThread = (db: Database.Database, log: CheckpointLog) => {
   if (db.memory) return async () => {}
   db.pragma('wal_autocheckpoint = 0')
   const worker = new Worker(CHECKPOINTER_SOURCE, { eval: true, workerData: { driver, file: db.name, everyMs: CHECKPOINT_EVERY_MS } })
@@ -62,11 +65,11 @@ export const checkpointOffThread = (db: Database.Database, log: (message: string
 }
 
 /** A SQLite store for the lifetime of a scope, its log checkpointed off the thread: its file is closed when the scope closes. */
-export const scopedWithCheckpointsOffThread = <S extends { readonly db: Database.Database }>(open: () => S): Effect.Effect<S, never, Scope.Scope> =>
+export const scopedWithCheckpointsOffThread = <S extends { readonly db: Database.Database }>(open: () => S, log: CheckpointLog): Effect.Effect<S, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const store = open()
-      return { store, stopCheckpoints: checkpointOffThread(store.db) }
+      return { store, stopCheckpoints: checkpointOffThread(store.db, log) }
     }),
     ({ store, stopCheckpoints }) => Effect.promise(async () => {
       await stopCheckpoints()

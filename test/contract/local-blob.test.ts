@@ -12,7 +12,7 @@ const BASE = 'http://127.0.0.1:8080/artifacts/download'
 
 const fixture = (now?: () => number) => {
   const root = mkdtempSync(join(tmpdir(), 'sw-blobs-'))
-  const store = makeLocalBlobStore({ root, downloadBase: BASE, signingSecret: SECRET, ...(now ? { now } : {}) })
+  const store = makeLocalBlobStore({ root, downloadBase: BASE, signingSecret: SECRET, log: () => {}, ...(now ? { now } : {}) })
   return { store, root, cleanup: async () => { await store.close(); rmSync(root, { recursive: true, force: true }) } }
 }
 
@@ -42,7 +42,7 @@ t.test('local folder: signed download URLs', async (t) => {
   t.same(store.verify(p.key, p.expires, p.name, flipped), { ok: false, reason: 'bad_signature' }, 'tampered signature')
   t.same(store.verify(p.key, p.expires, p.name, ''), { ok: false, reason: 'bad_signature' }, 'missing signature')
 
-  const other = makeLocalBlobStore({ root: '/nonexistent', downloadBase: BASE, signingSecret: 'another-secret', now: () => clock })
+  const other = makeLocalBlobStore({ root: '/nonexistent', downloadBase: BASE, signingSecret: 'another-secret', log: () => {}, now: () => clock })
   t.same(other.verify(p.key, p.expires, p.name, p.sig), { ok: false, reason: 'bad_signature' }, 'another secret rejects it')
 
   clock += 60_000

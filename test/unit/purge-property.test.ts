@@ -48,7 +48,7 @@ const STORES: Record<string, () => { services: Services; close: () => void | Pro
     const dir = mkdtempSync(join(tmpdir(), 'sw-purge-prop-'))
     const events = makeSqliteEventStore(join(dir, 'events.db'))
     const docs = makeSqliteDocumentStore(join(dir, 'docs.db'))
-    const blobs = makeLocalBlobStore({ root: join(dir, 'blobs'), downloadBase: 'http://127.0.0.1/artifacts/download', signingSecret: 'property-test' })
+    const blobs = makeLocalBlobStore({ root: join(dir, 'blobs'), downloadBase: 'http://127.0.0.1/artifacts/download', signingSecret: 'property-test', log: () => {} })
     return { services: storeServices(events, docs, blobs), close: async () => { events.db.close(); docs.db.close(); await blobs.close(); rmSync(dir, { recursive: true, force: true }) } }
   },
 }
