@@ -4,6 +4,7 @@ import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type F
 import { type StoreUnavailable, storeWorkNow } from '../../ports/event-store.js'
 import { openDatabase, preparedStatements } from './database.js'
 import { countQuery, findQuery } from './document-queries.js'
+import { DOCUMENTS_CACHE_PRAGMA, unicodeLower } from './documents-connection.js'
 import { inBatchOffThread } from './off-thread-batch.js'
 import { scopedWithCheckpointsOffThread, type CheckpointLog } from './wal-checkpointer.js'
 
@@ -54,12 +55,9 @@ export interface SqliteDocumentStore extends DocumentStoreService {
 
 export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
   const db = openDatabase(file)
-  // 64 MB of page cache (the default is 2 MB): a replay writes every read model in one transaction, and pages that
-  // do not fit are spilled and read back.
-  db.pragma('cache_size = -65536')
+  db.pragma(DOCUMENTS_CACHE_PRAGMA)
   db.exec('create table if not exists docs (collection text not null, id text not null, body text not null, primary key (collection, id))')
-  // SQLite's lower() folds ASCII only; substring search must be case-insensitive for every script.
-  db.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLocaleLowerCase('und') : v))
+  db.function('unicode_lower', { deterministic: true }, unicodeLower)
   const getStmt = db.prepare<[string, string], { body: string }>('select body from docs where collection = ? and id = ?')
   const putStmt = db.prepare('insert into docs (collection, id, body) values (?, ?, ?) on conflict(collection, id) do update set body = excluded.body')
   const insertStmt = db.prepare('insert into docs (collection, id, body) values (?, ?, ?)')

@@ -5,6 +5,7 @@ import { Effect } from 'effect'
 import type { Doc, DocumentStoreService, Filter, FindOptions } from '../../ports/document-store.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 import { countQuery, findQuery } from './document-queries.js'
+import { DOCUMENTS_THREAD_PRAGMAS, unicodeLower } from './documents-connection.js'
 import { REPLAY_THREAD_PRELUDE } from './replay-thread-prelude.js'
 
 /**
@@ -15,12 +16,10 @@ import { REPLAY_THREAD_PRELUDE } from './replay-thread-prelude.js'
  */
 const WRITER_SOURCE = `${REPLAY_THREAD_PRELUDE}
 const db = new Database(workerData.file, { fileMustExist: true })
-db.pragma('busy_timeout = 10000')
-db.pragma('synchronous = NORMAL')
-db.pragma('cache_size = -65536')
+for (const pragma of workerData.pragmas) db.pragma(pragma)
 // As the store's own connection: where a checkpointer thread copies the log into the file, this commit leaves it that work.
 db.pragma('wal_autocheckpoint = ' + workerData.autocheckpoint)
-db.function('unicode_lower', { deterministic: true }, (v) => (typeof v === 'string' ? v.toLocaleLowerCase('und') : v))
+db.function('unicode_lower', { deterministic: true }, ${unicodeLower.toString()})
 const statements = new Map()
 const statement = (sql) => {
   let found = statements.get(sql)
@@ -121,7 +120,7 @@ export const inBatchOffThread = (db: Database.Database) => <A, E, R>(work: (stor
   )
 
 const openWriter = async (file: string, autocheckpoint: number) => {
-  const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { driver, file, autocheckpoint } })
+  const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { driver, file, autocheckpoint, pragmas: DOCUMENTS_THREAD_PRAGMAS } })
   const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
   let nextId = 0
   let unwritten = 0
