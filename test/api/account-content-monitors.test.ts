@@ -4,7 +4,7 @@ import { MAX_BODY_BYTES } from '../../fetchers/body-limit.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { signUp } from '../helpers/account.js'
 import { outboxMessages } from '../helpers/mail.js'
-import { freePort, startService, waitFor } from '../helpers/service.js'
+import { portNothingListensOn, startService, waitFor } from '../helpers/service.js'
 
 let watched = '<html><body><p>Out of stock</p></body></html>'
 // Answers held until the test lets them go (the free plan's two concurrent jobs stay busy meanwhile).
@@ -16,7 +16,7 @@ const site = await startFixtureSite({
   '/held': (_req, res) => { held.push(res) },
 })
 t.teardown(() => { for (const res of held) res.destroy(); return site.close() })
-const closedPort = await freePort()
+const closedPort = await portNothingListensOn()
 const svc = await startService({ allowlist: [`127.0.0.1:${site.port}`, `127.0.0.1:${closedPort}`], env: { LOGIN_ATTEMPTS_PER_MINUTE: '1000' } })
 t.teardown(() => svc.close())
 

@@ -4,14 +4,14 @@ import { fireScheduledContentMonitorRun } from '../../commands/content-monitors.
 import { makeManualClock } from '../../infra/clock/manual.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { signUp } from '../helpers/account.js'
-import { freePort, startService, waitFor } from '../helpers/service.js'
+import { portNothingListensOn, startService, waitFor } from '../helpers/service.js'
 
 // Scheduled runs of the account API's content monitors, on a manual clock: each period is one clock step.
 let watched = '<html><body><p>Out of stock</p></body></html>'
 const site = await startFixtureSite({
   '/watched': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(watched) },
 })
-const closedPort = await freePort()
+const closedPort = await portNothingListensOn()
 const start = Date.parse('2026-05-01T10:00:00Z')
 const clock = makeManualClock(new Date(start))
 const svc = await startService({ allowlist: [`127.0.0.1:${site.port}`, `127.0.0.1:${closedPort}`], clock, env: { SCHEDULER_POLL_MS: '20', LOGIN_ATTEMPTS_PER_MINUTE: '1000' } })

@@ -1,14 +1,14 @@
 import t from 'tap'
 import { jobClient } from '../fixtures/browser-site.js'
 import { startFixtureSite } from '../fixtures/site.js'
-import { freePort, startService } from '../helpers/service.js'
+import { portNothingListensOn, startService } from '../helpers/service.js'
 
 // Every job manifest, on every tier, has http_status, response_headers, timing and egress: on failed jobs too,
 // with null where no response arrived.
 
 const site = await startFixtureSite()
 // Allowlisted, but nothing listens there: the connection is refused.
-const closedPort = await freePort()
+const closedPort = await portNothingListensOn()
 const svc = await startService({ allowlist: [`127.0.0.1:${site.port}`, `127.0.0.1:${closedPort}`] })
 t.teardown(async () => { await svc.close(); await site.close() })
 const { key } = await svc.createOrg('enterprise')

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { startReceiver, verifyWithStandardWebhooks } from '../helpers/webhook-receiver.js'
-import { freePort, startService, waitFor } from '../helpers/service.js'
+import { portNothingListensOn, startService, waitFor } from '../helpers/service.js'
 
 /**
  * Recipe run endings the shipped fixtures cannot produce, through the real service and the egress gateway: output
@@ -27,7 +27,7 @@ const site = createServer((req, res) => {
 })
 await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
 const sitePort = (site.address() as AddressInfo).port
-const closedPort = await freePort()
+const closedPort = await portNothingListensOn()
 
 const recipe = (slug: string, steps: unknown[]) => ({
   slug, title: `Items (${slug})`, category: 'Test', status: 'beta', hosts: ['https://items.example.test', 'https://down.example.test'],

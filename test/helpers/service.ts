@@ -1,5 +1,5 @@
 import { mkdtempSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Effect } from 'effect'
@@ -17,6 +17,23 @@ export const freePort = () => new Promise<number>((resolve, reject) => {
   })
   server.on('error', reject)
 })
+
+/** Whether a connection to the loopback port is refused (nothing listens there). */
+const refused = (port: number) => new Promise<boolean>((resolve) => {
+  const socket = connect(port, '127.0.0.1')
+  socket.once('connect', () => { socket.destroy(); resolve(false) })
+  socket.once('error', () => resolve(true))
+})
+
+/**
+ * A loopback port nothing listens on, for tests of an unreachable target. Not a port freePort answered: that one is
+ * in the ephemeral range, where the listen(0) of a test running alongside could take it before it is used. These are
+ * below the range (and not among the fetch standard's bad ports, which the gateway refuses on its own).
+ */
+export const portNothingListensOn = async () => {
+  for (const port of [2, 3, 4, 5, 6, 8]) if (await refused(port)) return port
+  throw new Error('every candidate for a closed port has a listener')
+}
 
 export const tempDataDir = (label = 'sw') => mkdtempSync(join(tmpdir(), `${label}-`))
 

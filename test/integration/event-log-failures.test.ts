@@ -9,14 +9,14 @@ import { makeCatchUpLog } from '../../infra/log/catch-up.js'
 import { documentCheckpoints } from '../../infra/log/document-checkpoints.js'
 import { makeSqliteDocumentStore } from '../../infra/sqlite/document-store.js'
 import { makeSqliteEventStore } from '../../infra/sqlite/event-store.js'
-import { freePort } from '../helpers/service.js'
+import { portNothingListensOn } from '../helpers/service.js'
 
 // The event-log port answers its failures as typed errors the caller can handle, not as defects.
 const nothing = async () => {}
 
 t.test('a Kafka log whose brokers cannot be reached fails with LogUnavailable', async (t) => {
   // A port nothing listens on: the connection is refused at once, and no retries hide it.
-  const kafka = new Kafka({ clientId: 'failures', brokers: [`127.0.0.1:${await freePort()}`], retry: { retries: 0 }, connectionTimeout: 1000, logLevel: logLevel.NOTHING })
+  const kafka = new Kafka({ clientId: 'failures', brokers: [`127.0.0.1:${await portNothingListensOn()}`], retry: { retries: 0 }, connectionTimeout: 1000, logLevel: logLevel.NOTHING })
   const log = makeKafkaEventLog({ kafka, topics: { prefix: 'failures', partitions: 1 }, groupPrefix: 'failures' })
   const subscribed = await Effect.runPromise(Effect.either(log.subscribe({ name: 'p', categories: ['job'] }, nothing)))
   t.equal(subscribed._tag === 'Left' && subscribed.left._tag, 'LogUnavailable', 'subscribe')
