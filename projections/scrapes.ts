@@ -40,7 +40,10 @@ export const scrapesProjection = defineProjection({
     { collection: SCRAPES.name, fields: [['user_id', 1], ['completed_at', -1]] },
     { collection: SCRAPES.name, fields: [['user_id', 1], ['status', 1]] },
   ],
-  concurrency: 8,
+  // A scrape's document takes events of two streams (its scrape's, and its job's purge), and the purge memory is
+  // written by one and read by the other: applied side by side, a purge could miss a scrape being created and the
+  // scrape miss the purge. One at a time, each sees what the other left, in whatever order they come.
+  concurrency: 1,
   ordering: 'stream',
   fold: (event, envelope, view) => {
     switch (event._tag) {
