@@ -1,3 +1,6 @@
+import { readdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
 import { Effect } from 'effect'
 import type { Test } from 'tap'
@@ -5,6 +8,7 @@ import { streamCategory } from '../../domain/streams.js'
 import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
 import { DocumentStore, type Doc } from '../../ports/document-store.js'
 import type { RecordedEvent } from '../../ports/event-store.js'
+import { PROJECTIONS } from '../../projections/index.js'
 import type { Projection } from '../../projections/projection.js'
 
 /** Every collection of a projection with its documents, in id order. */
@@ -16,6 +20,23 @@ export interface ProjectionSpecFile {
   readonly history: () => Promise<readonly RecordedEvent[]>
   /** What each projection's documents must say after the history, by projection name. */
   readonly expectations: Readonly<Record<string, (t: Test, documents: Documents) => void>>
+}
+
+const SPECS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'unit', 'projection-specs')
+
+/**
+ * For every area's spec file and every projection with events in its history: those events, and the documents applying
+ * each alone (in log order) leaves, which a way of applying them in batches must leave too.
+ */
+export async function* specHistories() {
+  for (const name of readdirSync(SPECS_DIR).filter((file) => file.endsWith('.ts')).sort()) {
+    const { spec } = (await import(join(SPECS_DIR, name))) as { spec: ProjectionSpecFile }
+    const history = await spec.history()
+    for (const projection of PROJECTIONS) {
+      const events = history.filter((event) => projection.categories.includes(streamCategory(event.stream)))
+      if (events.length > 0) yield { name, projection, events, expected: await project(projection, events) }
+    }
+  }
 }
 
 /** Applies events in the given delivery order to a fresh in-memory document store and answers the documents. */

@@ -1,14 +1,9 @@
-import { readdirSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Effect } from 'effect'
 import t from 'tap'
 import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
 import { applyBatch } from '../../infra/roles/projector.js'
-import { streamCategory } from '../../domain/streams.js'
-import { PROJECTIONS } from '../../projections/index.js'
 import { DocumentStore, type Doc, type DocumentStoreService } from '../../ports/document-store.js'
-import { project, type ProjectionSpecFile } from '../helpers/projection-spec.js'
+import { specHistories } from '../helpers/projection-spec.js'
 
 /**
  * A batch applies the streams of a projection with concurrency above 1 side by side, so one stream's reads and writes
@@ -17,7 +12,6 @@ import { project, type ProjectionSpecFile } from '../helpers/projection-spec.js'
  * one batch, must leave the documents that applying each event alone leaves. A projection whose documents take events
  * of several streams and that applies them side by side fails this (it must use concurrency 1).
  */
-const SPECS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'projection-specs')
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8]
 
 const seeded = (seed: number) => () => {
@@ -35,22 +29,15 @@ const slowReads = (seed: number): DocumentStoreService => {
 
 const byId = (documents: readonly Doc[]) => [...documents].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
 
-for (const name of readdirSync(SPECS_DIR).filter((file) => file.endsWith('.ts')).sort()) {
-  t.test(`${name}: one batch with interleaved reads leaves what one event at a time leaves`, async (t) => {
-    const { spec } = (await import(join(SPECS_DIR, name))) as { spec: ProjectionSpecFile }
-    const history = await spec.history()
-    for (const projection of PROJECTIONS) {
-      const events = history.filter((event) => projection.categories.includes(streamCategory(event.stream)))
-      if (events.length === 0) continue
-      const expected = await project(projection, events)
-      for (const seed of SEEDS) {
-        const docs = slowReads(seed)
-        const run = <A, E>(effect: Effect.Effect<A, E, DocumentStore>) => Effect.runPromise(Effect.provideService(effect, DocumentStore, docs))
-        await run(applyBatch(projection, events))
-        for (const collection of projection.collections) {
-          t.same(byId(await run(docs.find(collection, {}))), byId(expected[collection] ?? []), `${projection.name}, seed ${seed}: ${collection}`)
-        }
+t.test('each area\'s history, in one batch with interleaved reads, leaves what one event at a time leaves', async (t) => {
+  for await (const { name, projection, events, expected } of specHistories()) {
+    for (const seed of SEEDS) {
+      const docs = slowReads(seed)
+      const run = <A, E>(effect: Effect.Effect<A, E, DocumentStore>) => Effect.runPromise(Effect.provideService(effect, DocumentStore, docs))
+      await run(applyBatch(projection, events))
+      for (const collection of projection.collections) {
+        t.same(byId(await run(docs.find(collection, {}))), byId(expected[collection] ?? []), `${name}: ${projection.name}, seed ${seed}: ${collection}`)
       }
     }
-  })
-}
+  }
+})
