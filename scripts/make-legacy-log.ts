@@ -6,27 +6,97 @@
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { Effect } from 'effect'
-import { streamCategory } from '../domain/streams.js'
 import { makeManualClock } from '../infra/clock/manual.js'
 import { EventStore, type RecordedEvent } from '../ports/event-store.js'
-import { PROJECTIONS } from '../projections/index.js'
 import { startFixtureSite } from '../test/fixtures/site.js'
 import { signUp } from '../test/helpers/account.js'
-import { project } from '../test/helpers/projection-spec.js'
+import { LEGACY_LOG_DIR as OUT_DIR, readModelsOf } from '../test/helpers/legacy-log.js'
 import { portNothingListensOn, startService, waitFor } from '../test/helpers/service.js'
+import { startReceiver } from '../test/helpers/webhook-receiver.js'
 
-const OUT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'fixtures', 'legacy-log')
 const step = (what: string) => process.stderr.write(`- ${what}\n`)
 const expect = (what: string, condition: boolean, detail?: unknown) => {
   if (!condition) throw new Error(`${what}: ${JSON.stringify(detail)}`)
 }
 
+const countBy = <A>(items: readonly A[], keyOf: (item: A) => string) => {
+  const counts = new Map<string, number>()
+  for (const item of items) counts.set(keyOf(item), (counts.get(keyOf(item)) ?? 0) + 1)
+  return new Map([...counts].sort(([a], [b]) => a.localeCompare(b)))
+}
+
+/** What marks a JobRequested's origin in today's schema (no `origin` field yet): a recipe block, a tag or a token. */
+const markerOf = (event: RecordedEvent): string => {
+  const spec = event.data.spec as { tags: string[]; idempotency_token?: string; recipe?: unknown }
+  const tag = (prefix: string) => spec.tags.some((t) => t.startsWith(prefix))
+  if (spec.recipe !== undefined) return 'recipe block (tag `recipe:<slug>`)'
+  if (tag('scrape-by:')) return 'tag `scrape-by:<user>`'
+  if (tag('content-monitor:')) return 'tag `content-monitor:<id>`'
+  if (spec.idempotency_token?.startsWith('monitor-run:')) return 'token `monitor-run:<monitor>:<run>`'
+  if (spec.idempotency_token !== undefined) return 'customer token (plain API)'
+  return 'none (plain API)'
+}
+
+const table = (heading: string, counts: ReadonlyMap<string, number>) =>
+  [`| ${heading} | count |`, '|---|---|', ...[...counts].map(([name, count]) => `| ${name} | ${count} |`)].join('\n')
+
+const readme = (total: number, byType: ReadonlyMap<string, number>, byMarker: ReadonlyMap<string, number>) => `# Legacy event log
+
+An event log recorded by the code of commit 8e97c6d (before JobRequested had an \`origin\` and before charges were
+events), and the documents every projection of \`projections/index.ts\` built from it. Replay tests feed
+\`events.json\` to today's projections (upcasting on read) and compare with \`read-models.json\`.
+
+Made by \`node --import tsx scripts/make-legacy-log.ts\` at 8e97c6d: the real embedded service (SQLite, egress gateway,
+light engine) on a manual clock starting 2026-05-01T10:00:30Z, a local fixture site, a one-recipe catalogue
+(\`legacy-items\`, light, billed per run) whose origin maps to the fixture site. Ids, ports and times are what that
+run produced; re-running the script writes a different (equivalent) log, so the files are committed as data.
+
+- \`events.json\`: every recorded event (\`RecordedEvent\` of \`ports/event-store.ts\`: position, event_id, stream,
+  revision, type, org_id, occurred_at, data, metadata), in position order, as the store holds them.
+- \`read-models.json\`: by projection name, then collection, the documents \`project()\` of
+  \`test/helpers/projection-spec.ts\` leaves after applying the projection's events (those of its stream categories,
+  as \`specHistories()\` selects them) one at a time in log order on the in-memory document store
+  (\`readModelsOf\` of \`test/helpers/legacy-log.ts\`). \`test/unit/legacy-log-replay.test.ts\` replays the log
+  through today's projections and expects these documents.
+
+## What the history covers
+
+Through the real entry points, one pro organization with an API key, a webhook endpoint (job.completed,
+schedule.change_detected, schedule.run_skipped) answering 200 and a retention policy with legal holds on:
+
+- plain v1 jobs (POST /v1/jobs): a succeeded page, a target answering 500 (failed, upstream_error), an unreachable
+  target (failed, network_error), one with
+  the customer idempotency token \`order-42\` and tags \`shop\`, \`nightly\` (asked twice: one job) under a legal hold,
+  and one with tag \`to-delete\` deleted (DELETE /v1/jobs/{id}: JobDeletionRequested, then the purger's JobPurged,
+  ArtifactPurged, ArtifactBlobDeleted);
+- a user's scrapes (account API POST /scrapes, job tagged \`scrape-by:<user>\`, no API key): one succeeded, one failed
+  (unreachable);
+- a content monitor (account API, jobs tagged \`content-monitor:<id>\`): two forced runs, the second detecting a change;
+- v1 monitors (POST /v1/monitors, jobs with token \`monitor-run:<monitor>:<run>\`, customer tag \`watch\`): one with
+  text detection delivering three runs (two scheduled, one run-now) whose second sees the price change; one whose
+  target answers 403 (two blocked runs, not charged); one with a slow target and overlap policy \`skip\`, whose second
+  instant is skipped (MonitorFireOverlapped), deleted afterwards;
+- recipe runs (POST /v1/recipes/legacy-items/runs, a recipe block, tag \`recipe:legacy-items\`): one \`ok\` (billed
+  1 credit), one \`schema_invalid\` (not billed).
+
+Not covered: crawl pages (today's code has none), stealth/standard browser jobs, skipped_quota runs, recipe health.
+
+## Counts (${total} events)
+
+${table('event type', byType)}
+
+JobRequested by the marker that tells its origin today:
+
+${table('marker', byMarker)}
+`
+
 let watched = '<html><body><p>Out of stock</p></body></html>'
+let price = '<html><body><h1>Widget</h1><p class="price">19.99</p></body></html>'
 const site = await startFixtureSite({
   '/watched': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(watched) },
+  '/price': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(price) },
   '/items': (_req, res, url) => {
     const broken = url.searchParams.get('broken') === 'true'
     const items = [{ id: 1, text: 'one' }, { id: broken ? 'two' : 2, text: 'two' }]
@@ -34,6 +104,7 @@ const site = await startFixtureSite({
   },
 })
 const closedPort = await portNothingListensOn()
+const receiver = await startReceiver()
 
 // One light recipe billed per run, its origin mapped to the fixture site.
 const recipesDir = mkdtempSync(join(tmpdir(), 'legacy-log-recipes-'))
@@ -59,10 +130,10 @@ writeFileSync(join(recipesDir, 'legacy-items.json'), JSON.stringify({
 
 const clock = makeManualClock('2026-05-01T10:00:30Z')
 const svc = await startService({
-  allowlist: [`127.0.0.1:${site.port}`, `127.0.0.1:${closedPort}`],
+  allowlist: [`127.0.0.1:${site.port}`, `127.0.0.1:${closedPort}`, receiver.allowlistEntry],
   clock,
   env: {
-    SCHEDULER_POLL_MS: '20', PURGE_INTERVAL_SECONDS: '60', LOGIN_ATTEMPTS_PER_MINUTE: '1000',
+    SCHEDULER_POLL_MS: '20', WEBHOOK_POLL_MS: '50', PURGE_INTERVAL_SECONDS: '60', LOGIN_ATTEMPTS_PER_MINUTE: '1000',
     RECIPES_DIR: recipesDir, RECIPE_ORIGIN_OVERRIDES: JSON.stringify({ 'https://items.example.test': site.origin }),
   },
 })
@@ -70,6 +141,10 @@ const svc = await startService({
 try {
   const org = await svc.createOrg('pro')
   const key = org.key
+  const endpoint = await svc.api('POST', '/v1/webhook-endpoints', { key, body: { url: receiver.url, enabled_events: ['job.completed', 'schedule.change_detected', 'schedule.run_skipped'] } })
+  expect('webhook endpoint', endpoint.status === 201, endpoint.body)
+  const policy = await svc.api('PUT', '/v1/org/retention-policy', { key, body: { retention_days: 30, legal_hold_enabled: true } })
+  expect('retention policy', policy.status === 200, policy.body)
 
   step('plain v1 jobs')
   const submit = async (body: Record<string, unknown>) => {
@@ -86,6 +161,8 @@ try {
   const again = await svc.api('POST', '/v1/jobs', { key, body: { job_type: 'light', target_url: `${site.origin}/json`, idempotency_token: 'order-42', tags: ['shop', 'nightly'] } })
   expect('the token answers the same job', again.body.job_id === tokened.job_id, again.body)
   const deleted = await submit({ target_url: `${site.origin}/page?for=deletion`, tags: ['to-delete'] })
+  const hold = await svc.api('POST', '/v1/org/retention-holds', { key, body: { scope_type: 'job', scope_ref: tokened.job_id, justification: 'audit 7' } })
+  expect('legal hold', hold.status === 201, hold.body)
   step(`  500 target: ${http500.status}`)
 
   step("a user's scrapes")
@@ -120,12 +197,13 @@ try {
   }
   const runsOf = async (id: string) => (await svc.api('GET', `/v1/monitors/${id}/runs`, { key })).body.items as any[]
   const settled = (run: any) => !['queued', 'pending', 'minted'].includes(run.status)
-  const delivering = await monitor('delivering', `${site.origin}/page`, { detection: { mode: 'text' } })
+  const delivering = await monitor('delivering', `${site.origin}/price`, { detection: { mode: 'text', min_change_ratio: 0 } })
   const blocked = await monitor('blocked', `${site.origin}/status?code=403`)
   const slow = await monitor('slow', `${site.origin}/slow?ms=6000`, { overlap_policy: 'skip', timeout_ms: 20_000 })
   clock.set('2026-05-01T10:15:00Z')
   await waitFor(async () => (await runsOf(delivering)).some(settled) && (await runsOf(blocked)).some(settled) && (await runsOf(slow)).length === 1, 30_000)
-  // The slow run is still in flight at the next instant: the skip policy records an overlapped fire.
+  // The slow run is still in flight at the next instant: the skip policy records an overlapped fire. The price changes.
+  price = price.replace('19.99', '24.99')
   clock.set('2026-05-01T10:30:00Z')
   await waitFor(async () => (await runsOf(delivering)).filter(settled).length === 2 && (await runsOf(blocked)).filter(settled).length === 2, 30_000)
   await waitFor(async () => (await runsOf(slow)).some(settled), 30_000)
@@ -163,18 +241,17 @@ try {
 
   mkdirSync(OUT_DIR, { recursive: true })
   writeFileSync(join(OUT_DIR, 'events.json'), `${JSON.stringify(events, null, 1)}\n`)
-  const readModels: Record<string, unknown> = {}
-  for (const projection of PROJECTIONS) {
-    const own = events.filter((event) => projection.categories.includes(streamCategory(event.stream)))
-    readModels[projection.name] = await project(projection, own)
-  }
+  const readModels = await readModelsOf(events)
   writeFileSync(join(OUT_DIR, 'read-models.json'), `${JSON.stringify(readModels, null, 1)}\n`)
 
-  const byType = new Map<string, number>()
-  for (const event of events) byType.set(event.type, (byType.get(event.type) ?? 0) + 1)
+  const byType = countBy(events, (event) => event.type)
+  const byMarker = countBy(events.filter((event) => event.type === 'JobRequested'), markerOf)
+  writeFileSync(join(OUT_DIR, 'README.md'), readme(events.length, byType, byMarker))
   step(`${events.length} events`)
-  for (const [type, count] of [...byType].sort()) step(`  ${type}: ${count}`)
+  for (const [type, count] of byType) step(`  ${type}: ${count}`)
+  for (const [marker, count] of byMarker) step(`  JobRequested ${marker}: ${count}`)
 } finally {
   await svc.close()
   await site.close()
+  await receiver.close()
 }
