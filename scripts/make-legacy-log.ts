@@ -9,10 +9,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Effect } from 'effect'
 import { makeManualClock } from '../infra/clock/manual.js'
+import { ReadModels } from '../infra/read-models.js'
+import { DocumentStore, type Doc } from '../ports/document-store.js'
 import { EventStore, type RecordedEvent } from '../ports/event-store.js'
 import { startFixtureSite } from '../test/fixtures/site.js'
 import { signUp } from '../test/helpers/account.js'
-import { LEGACY_LOG_DIR as OUT_DIR, readModelsOf } from '../test/helpers/legacy-log.js'
+import { LEGACY_LOG_DIR as OUT_DIR, projectEvery } from '../test/helpers/legacy-log.js'
 import { portNothingListensOn, startService, waitFor } from '../test/helpers/service.js'
 import { startReceiver } from '../test/helpers/webhook-receiver.js'
 
@@ -20,6 +22,8 @@ const step = (what: string) => process.stderr.write(`- ${what}\n`)
 const expect = (what: string, condition: boolean, detail?: unknown) => {
   if (!condition) throw new Error(`${what}: ${JSON.stringify(detail)}`)
 }
+
+const sortedById = (documents: readonly Doc[]) => [...documents].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
 
 const countBy = <A>(items: readonly A[], keyOf: (item: A) => string) => {
   const counts = new Map<string, number>()
@@ -49,17 +53,19 @@ events), and the documents every projection of \`projections/index.ts\` built fr
 \`events.json\` to today's projections (upcasting on read) and compare with \`read-models.json\`.
 
 Made by \`node --import tsx scripts/make-legacy-log.ts\` at 8e97c6d: the real embedded service (SQLite, egress gateway,
-light engine) on a manual clock starting 2026-05-01T10:00:30Z, a local fixture site, a one-recipe catalogue
-(\`legacy-items\`, light, billed per run) whose origin maps to the fixture site. Ids, ports and times are what that
-run produced; re-running the script writes a different (equivalent) log, so the files are committed as data.
+light engine) on a manual clock starting 2026-05-01T10:00:30Z, a local fixture site, a two-recipe catalogue (light:
+\`legacy-items\` billed per run, \`legacy-pages\` billed per page) whose origin maps to the fixture site. Ids, ports
+and times are what that run produced; re-running the script writes a different (equivalent) log, so the files are
+committed as data.
 
 - \`events.json\`: every recorded event (\`RecordedEvent\` of \`ports/event-store.ts\`: position, event_id, stream,
   revision, type, org_id, occurred_at, data, metadata), in position order, as the store holds them.
 - \`read-models.json\`: by projection name, then collection, the documents \`project()\` of
   \`test/helpers/projection-spec.ts\` leaves after applying the projection's events (those of its stream categories,
   as \`specHistories()\` selects them) one at a time in log order on the in-memory document store
-  (\`readModelsOf\` of \`test/helpers/legacy-log.ts\`). \`test/unit/legacy-log-replay.test.ts\` replays the log
-  through today's projections and expects these documents.
+  (\`projectEvery\` of \`test/helpers/legacy-log.ts\`). The script checked they are the documents the live service's
+  projectors built (every projection but the audit trail's, which the SQLite store serves from its log).
+  \`test/unit/legacy-log-replay.test.ts\` replays the log through today's projections and expects these documents.
 
 ## What the history covers
 
@@ -78,8 +84,9 @@ schedule.change_detected, schedule.run_skipped) answering 200 and a retention po
   text detection delivering three runs (two scheduled, one run-now) whose second sees the price change; one whose
   target answers 403 (two blocked runs, not charged); one with a slow target and overlap policy \`skip\`, whose second
   instant is skipped (MonitorFireOverlapped), deleted afterwards;
-- recipe runs (POST /v1/recipes/legacy-items/runs, a recipe block, tag \`recipe:legacy-items\`): one \`ok\` (billed
-  1 credit), one \`schema_invalid\` (not billed).
+- recipe runs (POST /v1/recipes/{slug}/runs, a recipe block, tag \`recipe:<slug>\`): \`legacy-items\` (billed per run)
+  once \`ok\` (1 credit) and once \`schema_invalid\` (not billed); \`legacy-pages\` (billed per page, max_pages 5
+  reserved) reading three pages, with the customer idempotency token \`recipe-order-7\`.
 
 Not covered: crawl pages (today's code has none), stealth/standard browser jobs, skipped_quota runs, recipe health.
 
@@ -97,6 +104,12 @@ let price = '<html><body><h1>Widget</h1><p class="price">19.99</p></body></html>
 const site = await startFixtureSite({
   '/watched': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(watched) },
   '/price': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(price) },
+  // Two items a page up to page 2, then one: a page-billed recipe reads three pages.
+  '/paged': (_req, res, url) => {
+    const page = Number(url.searchParams.get('page'))
+    const items = Array.from({ length: page <= 2 ? 2 : page === 3 ? 1 : 0 }, (_, i) => ({ id: page * 10 + i, text: `p${page}` }))
+    res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(items))
+  },
   '/items': (_req, res, url) => {
     const broken = url.searchParams.get('broken') === 'true'
     const items = [{ id: 1, text: 'one' }, { id: broken ? 'two' : 2, text: 'two' }]
@@ -106,27 +119,33 @@ const site = await startFixtureSite({
 const closedPort = await portNothingListensOn()
 const receiver = await startReceiver()
 
-// One light recipe billed per run, its origin mapped to the fixture site.
+// Two light recipes, their origin mapped to the fixture site: one billed per run, one per page read.
 const recipesDir = mkdtempSync(join(tmpdir(), 'legacy-log-recipes-'))
-writeFileSync(join(recipesDir, 'legacy-items.json'), JSON.stringify({
-  slug: 'legacy-items', title: 'Items', category: 'Test', status: 'beta', hosts: ['https://items.example.test'],
-  contracts: [{
-    contract: 1, engine: 'light', multiplier: 1, credits_per_unit: 1, billing: { unit: 'run' },
-    input_schema: { type: 'object', additionalProperties: false, properties: { broken: { type: 'boolean' } } },
-    output_schema: {
-      type: 'object', additionalProperties: false, required: ['items'], properties: {
-        items: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['id', 'text'], properties: { id: { type: 'integer' }, text: { type: 'string' } } } },
-      },
-    },
-    example: { input: {}, output: { items: [{ id: 1, text: 'one' }, { id: 2, text: 'two' }] } },
-    implementation: {
-      impl: 1, assertions: [],
-      steps: [{ request: { url: 'https://items.example.test/items', query: { broken: '{input.broken}' } } }],
-      extract: { items: { each: [{ jsonpath: '$.items[*]' }], fields: { id: { locators: [{ jsonpath: '$.id' }] }, text: { locators: [{ jsonpath: '$.text' }] } } } },
-      output: { items: '$extract.items' },
-    },
-  }],
-}))
+const itemsSchema = {
+  type: 'object', additionalProperties: false, required: ['items'], properties: {
+    items: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['id', 'text'], properties: { id: { type: 'integer' }, text: { type: 'string' } } } },
+  },
+}
+const itemFields = { id: { locators: [{ jsonpath: '$.id' }] }, text: { locators: [{ jsonpath: '$.text' }] } }
+const writeRecipe = (slug: string, billing: Record<string, unknown>, inputProperties: Record<string, unknown>, implementation: Record<string, unknown>) =>
+  writeFileSync(join(recipesDir, `${slug}.json`), JSON.stringify({
+    slug, title: `Items (${slug})`, category: 'Test', status: 'beta', hosts: ['https://items.example.test'],
+    contracts: [{
+      contract: 1, engine: 'light', multiplier: 1, credits_per_unit: 1, billing,
+      input_schema: { type: 'object', additionalProperties: false, properties: inputProperties },
+      output_schema: itemsSchema,
+      example: { input: {}, output: { items: [{ id: 1, text: 'one' }] } },
+      implementation: { impl: 1, assertions: [], output: { items: '$extract.items' }, ...implementation },
+    }],
+  }))
+writeRecipe('legacy-items', { unit: 'run' }, { broken: { type: 'boolean' } }, {
+  steps: [{ request: { url: 'https://items.example.test/items', query: { broken: '{input.broken}' } } }],
+  extract: { items: { each: [{ jsonpath: '$.items[*]' }], fields: itemFields } },
+})
+writeRecipe('legacy-pages', { unit: 'page', per: '2 items' }, {}, {
+  steps: [{ paginate: { url: 'https://items.example.test/paged', query: { page: '{page}' }, start: 1, items: [{ jsonpath: '$[*]' }], page_size: 2 } }],
+  extract: { items: { each: [{ jsonpath: '$[*]' }], fields: itemFields } },
+})
 
 const clock = makeManualClock('2026-05-01T10:00:30Z')
 const svc = await startService({
@@ -214,15 +233,17 @@ try {
   expect('delete monitor', (await svc.api('DELETE', `/v1/monitors/${slow}`, { key })).status === 204)
 
   step('recipe runs: ok (billed) and schema_invalid')
-  const recipeRun = async (input: Record<string, unknown>) => {
-    const answer = await svc.api('POST', '/v1/recipes/legacy-items/runs', { key, body: { input } })
+  const recipeRun = async (input: Record<string, unknown>, slug = 'legacy-items', extra: Record<string, unknown> = {}) => {
+    const answer = await svc.api('POST', `/v1/recipes/${slug}/runs`, { key, body: { input, ...extra } })
     expect('recipe run', answer.status === 201, answer.body)
     return (await svc.waitForResult(key, answer.body.job_id)).body
   }
   const recipeOk = await recipeRun({})
   expect('recipe ok', recipeOk.recipe?.outcome === 'ok' && recipeOk.credits_charged === 1, recipeOk)
   const recipeBroken = await recipeRun({ broken: true })
-  step(`  outcomes: ${recipeOk.recipe.outcome}, ${recipeBroken.recipe?.outcome}`)
+  const paged = await recipeRun({}, 'legacy-pages', { max_pages: 5, idempotency_token: 'recipe-order-7' })
+  expect('page-billed recipe ok', paged.recipe?.outcome === 'ok', paged)
+  step(`  outcomes: ${recipeOk.recipe.outcome}, ${recipeBroken.recipe?.outcome}, ${paged.recipe.outcome} (${paged.credits_charged} credits)`)
 
   step('deleting a job: the purger removes it at its next sweep')
   expect('DELETE job', (await svc.api('DELETE', `/v1/jobs/${deleted.job_id}`, { key })).status === 202)
@@ -241,7 +262,15 @@ try {
 
   mkdirSync(OUT_DIR, { recursive: true })
   writeFileSync(join(OUT_DIR, 'events.json'), `${JSON.stringify(events, null, 1)}\n`)
-  const readModels = await readModelsOf(events)
+  const readModels = await projectEvery(events)
+  // The documents applied one at a time are the ones the live projectors built (all but the audit trail's, which the
+  // SQLite store serves from its log).
+  for (const projection of await svc.run(ReadModels)) {
+    for (const [collection, documents] of Object.entries(readModels[projection.name]!)) {
+      const live = await svc.run(Effect.flatMap(DocumentStore, (store) => store.find(collection, {})))
+      expect(`${projection.name} ${collection} as the live read model`, JSON.stringify(sortedById(live)) === JSON.stringify(sortedById(documents)))
+    }
+  }
   writeFileSync(join(OUT_DIR, 'read-models.json'), `${JSON.stringify(readModels, null, 1)}\n`)
 
   const byType = countBy(events, (event) => event.type)

@@ -14,7 +14,7 @@ export const legacyEvents = () => readJson('events.json') as readonly RecordedEv
 export const legacyReadModels = () => readJson('read-models.json') as Readonly<Record<string, Documents>>
 
 /** By projection name, the documents each projection builds from its categories' events, one at a time in log order. */
-export const readModelsOf = async (events: readonly RecordedEvent[]): Promise<Record<string, Documents>> => {
+export const projectEvery = async (events: readonly RecordedEvent[]): Promise<Record<string, Documents>> => {
   const models: Record<string, Documents> = {}
   for (const projection of PROJECTIONS) {
     models[projection.name] = await project(projection, events.filter((event) => projection.categories.includes(streamCategory(event.stream))))

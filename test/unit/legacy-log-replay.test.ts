@@ -1,5 +1,5 @@
 import t from 'tap'
-import { legacyEvents, legacyReadModels, readModelsOf } from '../helpers/legacy-log.js'
+import { legacyEvents, legacyReadModels, projectEvery } from '../helpers/legacy-log.js'
 
 /**
  * A log recorded by older code (test/fixtures/legacy-log, see its README) must replay through today's projections to
@@ -9,7 +9,7 @@ t.test('the legacy log replays to the read models it was recorded with', async (
   const events = legacyEvents()
   t.ok(events.length > 100, `${events.length} events`)
   // Compared as JSON, the form the fixture was written in.
-  const replayed = JSON.parse(JSON.stringify(await readModelsOf(events))) as ReturnType<typeof legacyReadModels>
+  const replayed = JSON.parse(JSON.stringify(await projectEvery(events))) as ReturnType<typeof legacyReadModels>
   const recorded = legacyReadModels()
   t.same(Object.keys(replayed).sort(), Object.keys(recorded).sort(), 'the same projections')
   for (const [name, collections] of Object.entries(recorded)) {
