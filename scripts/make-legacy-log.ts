@@ -73,16 +73,16 @@ Through the real entry points, one pro organization with an API key, a webhook e
 schedule.change_detected, schedule.run_skipped) answering 200 and a retention policy with legal holds on:
 
 - plain v1 jobs (POST /v1/jobs): a succeeded page, a target answering 500 (failed, upstream_error), an unreachable
-  target (failed, network_error), one with
-  the customer idempotency token \`order-42\` and tags \`shop\`, \`nightly\` (asked twice: one job) under a legal hold,
+  target (failed, network_error), one with the customer idempotency token \`order-42\` and tags \`shop\`, \`nightly\` (asked twice: one job) under a legal hold,
   and one with tag \`to-delete\` deleted (DELETE /v1/jobs/{id}: JobDeletionRequested, then the purger's JobPurged,
   ArtifactPurged, ArtifactBlobDeleted);
 - a user's scrapes (account API POST /scrapes, job tagged \`scrape-by:<user>\`, no API key): one succeeded, one failed
   (unreachable);
-- a content monitor (account API, jobs tagged \`content-monitor:<id>\`): two forced runs, the second detecting a change;
+- a content monitor (account API, jobs tagged \`content-monitor:<id>\`): two forced runs, the second detecting a change,
+  then a scheduled run an hour after its creation; paused by its user at the end;
 - v1 monitors (POST /v1/monitors, jobs with token \`monitor-run:<monitor>:<run>\`, customer tag \`watch\`): one with
-  text detection delivering three runs (two scheduled, one run-now) whose second sees the price change; one whose
-  target answers 403 (two blocked runs, not charged); one with a slow target and overlap policy \`skip\`, whose second
+  text detection delivering scheduled runs and one run-now, the second seeing the price change; one whose
+  target answers 403 (three blocked runs, not charged, then paused for failures); one with a slow target and overlap policy \`skip\`, whose second
   instant is skipped (MonitorFireOverlapped), deleted afterwards;
 - recipe runs (POST /v1/recipes/{slug}/runs, a recipe block, tag \`recipe:<slug>\`): \`legacy-items\` (billed per run)
   once \`ok\` (1 credit) and once \`schema_invalid\` (not billed); \`legacy-pages\` (billed per page, max_pages 5
@@ -94,7 +94,9 @@ Not covered: crawl pages (today's code has none), stealth/standard browser jobs,
 
 ${table('event type', byType)}
 
-JobRequested by the marker that tells its origin today:
+JobRequested by the marker that tells its origin today (the first that applies, in this order: recipe block,
+\`scrape-by:\` tag, \`content-monitor:\` tag, \`monitor-run:\` token, another token; the page-billed recipe run also
+carries the customer token \`recipe-order-7\`):
 
 ${table('marker', byMarker)}
 `
@@ -244,6 +246,17 @@ try {
   const paged = await recipeRun({}, 'legacy-pages', { max_pages: 5, idempotency_token: 'recipe-order-7' })
   expect('page-billed recipe ok', paged.recipe?.outcome === 'ok', paged)
   step(`  outcomes: ${recipeOk.recipe.outcome}, ${recipeBroken.recipe?.outcome}, ${paged.recipe.outcome} (${paged.credits_charged} credits)`)
+
+  step('half an hour on: scheduled runs of both monitor families; the third blocked run pauses its monitor')
+  clock.set('2026-05-01T11:02:00Z')
+  const signedIn = await user.session() // the access token of an hour ago has expired
+  const contentRuns = async () => (await svc.api('GET', `/content-monitors/${contentMonitorId}/runs?limit=20`, { headers: signedIn })).body.runs as any[]
+  await waitFor(async () => (await contentRuns()).length === 3 && !(await contentRuns()).some((r) => ['pending', 'running'].includes(r.status)), 30_000)
+  await waitFor(async () => (await svc.api('GET', `/v1/monitors/${blocked}`, { key })).body.status === 'paused', 30_000)
+  await waitFor(async () => (await runsOf(delivering)).every(settled), 30_000)
+  step(`  content monitor: ${(await contentRuns()).map((r) => r.status).join(', ')}; delivering: ${(await runsOf(delivering)).map((r) => r.status).join(', ')}`)
+  const pausedContent = await svc.api('PATCH', `/content-monitors/${contentMonitorId}`, { headers: signedIn, body: { status: 'paused' } })
+  expect('content monitor paused', pausedContent.status === 200, pausedContent.body)
 
   step('deleting a job: the purger removes it at its next sweep')
   expect('DELETE job', (await svc.api('DELETE', `/v1/jobs/${deleted.job_id}`, { key })).status === 202)
