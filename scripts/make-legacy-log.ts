@@ -73,8 +73,8 @@ Through the real entry points, one pro organization with an API key, a webhook e
 schedule.change_detected, schedule.run_skipped) answering 200 and a retention policy with legal holds on:
 
 - plain v1 jobs (POST /v1/jobs): a succeeded page, a target answering 500 (failed, upstream_error), an unreachable
-  target (failed, network_error), one with the customer idempotency token \`order-42\` and tags \`shop\`, \`nightly\` (asked twice: one job) under a legal hold,
-  and one with tag \`to-delete\` deleted (DELETE /v1/jobs/{id}: JobDeletionRequested, then the purger's JobPurged,
+  target (failed, network_error), one with the customer idempotency token \`order-42\` and tags \`shop\`, \`nightly\`
+  (asked twice: one job) under a legal hold, and one with tag \`to-delete\` deleted (DELETE /v1/jobs/{id}: JobDeletionRequested, then the purger's JobPurged,
   ArtifactPurged, ArtifactBlobDeleted);
 - a user's scrapes (account API POST /scrapes, job tagged \`scrape-by:<user>\`, no API key): one succeeded, one failed
   (unreachable);
@@ -82,8 +82,8 @@ schedule.change_detected, schedule.run_skipped) answering 200 and a retention po
   then a scheduled run an hour after its creation; paused by its user at the end;
 - v1 monitors (POST /v1/monitors, jobs with token \`monitor-run:<monitor>:<run>\`, customer tag \`watch\`): one with
   text detection delivering scheduled runs and one run-now, the second seeing the price change; one whose
-  target answers 403 (three blocked runs, not charged, then paused for failures); one with a slow target and overlap policy \`skip\`, whose second
-  instant is skipped (MonitorFireOverlapped), deleted afterwards;
+  target answers 403 (three blocked runs, not charged, then paused for failures); one with a slow target and
+  overlap policy \`skip\`, whose second instant is skipped (MonitorFireOverlapped), deleted afterwards;
 - recipe runs (POST /v1/recipes/{slug}/runs, a recipe block, tag \`recipe:<slug>\`): \`legacy-items\` (billed per run)
   once \`ok\` (1 credit) and once \`schema_invalid\` (not billed); \`legacy-pages\` (billed per page, max_pages 5
   reserved) reading three pages, with the customer idempotency token \`recipe-order-7\`.
