@@ -74,8 +74,8 @@ schedule.change_detected, schedule.run_skipped) answering 200 and a retention po
 
 - plain v1 jobs (POST /v1/jobs): a succeeded page, a target answering 500 (failed, upstream_error), an unreachable
   target (failed, network_error), one with the customer idempotency token \`order-42\` and tags \`shop\`, \`nightly\`
-  (asked twice: one job) under a legal hold, and one with tag \`to-delete\` deleted (DELETE /v1/jobs/{id}: JobDeletionRequested, then the purger's JobPurged,
-  ArtifactPurged, ArtifactBlobDeleted);
+  (asked twice: one job) under a legal hold, and one with tag \`to-delete\` deleted (DELETE /v1/jobs/{id}:
+  JobDeletionRequested, then the purger's JobPurged, ArtifactPurged, ArtifactBlobDeleted);
 - a user's scrapes (account API POST /scrapes, job tagged \`scrape-by:<user>\`, no API key): one succeeded, one failed
   (unreachable);
 - a content monitor (account API, jobs tagged \`content-monitor:<id>\`): two forced runs, the second detecting a change,
