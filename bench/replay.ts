@@ -70,7 +70,7 @@ const generate = Effect.gen(function* () {
       ? new JobFailed({ job_id: job, failure_reason: 'http_error', message: 'target answered 503', manifest: { status_code: 503 }, finished_at: at(300) })
       : new JobSucceeded({ job_id: job, manifest: { status_code: 200, final_url: `https://example.com/${n}` }, artifacts: [artifact], finished_at: at(300) })
     const events = [
-      new JobRequested({ job_id: job, org_id: org, api_key_id: key, spec, credit_weight: 1, requested_at: at(0) }),
+      new JobRequested({ origin: { _tag: 'api' }, job_id: job, org_id: org, api_key_id: key, spec, credit_weight: 1, requested_at: at(0) }),
       new JobStarted({ job_id: job, attempt: 1, worker_id: 'bench', started_at: at(10) }),
       outcome,
     ]

@@ -11,7 +11,8 @@ import { STREAMS } from '../domain/streams.js'
 import { EventStore, type EventMetadata, type EventStoreService, type RecordedEvent } from '../ports/event-store.js'
 import { Usage, type AdmittedJob, type UsageService } from '../ports/usage.js'
 import { storeNow } from './handle.js'
-import { idempotentJobId, submitJob, submitJobNow, type SubmitJob } from './jobs.js'
+import { replayableJobId, submitJob, submitJobNow, type SubmitJob } from './jobs.js'
+import type { JobOrigin } from '../domain/job/origin.js'
 import { checkUrlResolution } from './url-resolution.js'
 
 /** A job submission that must fit the organization's plan and the submitting key's limits. */
@@ -23,8 +24,12 @@ export interface SubmitAdmittedJob {
   /** `block` rejects a job over a limit; `observe` admits it and reports the limits it exceeded. */
   readonly enforcement: 'block' | 'observe'
   readonly spec: JobSpec
+  /** Where the job comes from: set by the command that submits it, recorded on JobRequested. */
+  readonly origin: JobOrigin
   /** The job's id when the caller names it (a scrape's job shares the scrape's id); a new one otherwise. */
   readonly job_id?: string
+  /** The service's natural key of the work (see SubmitJob.natural_key). */
+  readonly natural_key?: string
   /** SSRF_ALLOWLIST: targets the submission-time DNS check lets through. */
   readonly allowlist: Allowlist
   readonly now: Date
@@ -63,8 +68,10 @@ const breachesOf = (input: SubmitAdmittedJob, used: UsageSnapshot, weight: numbe
   return { breaches, rejection: breaches.length > 0 && input.enforcement === 'block' ? rejected(breaches, now) : null }
 }
 
-const jobInput = (input: SubmitAdmittedJob, keyId: string | null): SubmitJob =>
-  ({ ...(input.job_id !== undefined ? { job_id: input.job_id } : {}), org_id: input.org_id, api_key_id: keyId, spec: input.spec, now: input.now, metadata: input.metadata })
+const jobInput = (input: SubmitAdmittedJob, keyId: string | null): SubmitJob => ({
+  ...(input.job_id !== undefined ? { job_id: input.job_id } : {}), ...(input.natural_key !== undefined ? { natural_key: input.natural_key } : {}),
+  org_id: input.org_id, api_key_id: keyId, spec: input.spec, origin: input.origin, now: input.now, metadata: input.metadata,
+})
 
 const admittedJob = (input: SubmitAdmittedJob, keyId: string | null, weight: number, position: number): AdmittedJob =>
   ({ orgId: input.org_id, keyId, weight, position, day: dayOf(input.now.toISOString()) })
@@ -78,9 +85,9 @@ const admittedJob = (input: SubmitAdmittedJob, keyId: string | null, weight: num
 export const submitAdmittedJob = (input: SubmitAdmittedJob) =>
   Effect.gen(function* () {
     const usage = yield* Usage
-    const token = input.spec.idempotency_token
+    const replayable = replayableJobId(input)
     const replayed = (jobId: string) => Effect.map(requestedPosition(jobId), (position) => replayedAt(jobId, position))
-    const earlier = token === undefined ? null : yield* replayed(idempotentJobId(input.org_id, token))
+    const earlier = replayable === undefined ? null : yield* replayed(replayable)
     if (earlier) return earlier
     yield* checkUrlResolution(new URL(input.spec.target_url), input.allowlist, 'target_url', 'unsafe_target_url')
 
@@ -89,7 +96,7 @@ export const submitAdmittedJob = (input: SubmitAdmittedJob) =>
     const reading = yield* usage.read(input.org_id, keyId, input.now)
     return yield* usage.serialized(input.org_id, Effect.gen(function* () {
       // Another submission with the same token may have been admitted while this one waited.
-      const raced = token === undefined ? null : yield* replayed(idempotentJobId(input.org_id, token))
+      const raced = replayable === undefined ? null : yield* replayed(replayable)
       if (raced) return raced
       const weight = jobCreditWeight(input.spec)
       const { breaches, rejection } = breachesOf(input, yield* usage.snapshot(reading), weight)
@@ -120,9 +127,9 @@ export const submitAdmittedJobNow = (services: AdmissionServices, input: SubmitA
   const store = storeNow(services.events)
   const { snapshotNow, admittedNow } = services.usage
   if (store === null || !snapshotNow || !admittedNow) return undefined
-  const token = input.spec.idempotency_token
+  const replayable = replayableJobId(input)
   const replayed = (jobId: string) => replayedAt(jobId, positionOfRequest(store.readStreamNow(STREAMS.job.stream(jobId))))
-  const earlier = token === undefined ? null : replayed(idempotentJobId(input.org_id, token))
+  const earlier = replayable === undefined ? null : replayed(replayable)
   if (earlier) return earlier
   if (hostToResolve(new URL(input.spec.target_url), input.allowlist) !== null) return undefined
   const keyId = input.key?.key_id ?? null

@@ -161,7 +161,8 @@ const startRun = (monitor: ExistingMonitor, runId: string, plan: PlanName, allow
     const checked = validateJobSpec(runJobRequest(monitor), { allowlist, isTimeZone })
     const admitted = checked.ok
       ? yield* Effect.either(submitAdmittedJob({
-        job_id: runId, org_id: monitor.org_id, plan, key: null, enforcement: 'block', spec: checked.spec, allowlist, now, metadata,
+        job_id: runId, org_id: monitor.org_id, plan, key: null, enforcement: 'block', spec: checked.spec,
+        origin: { _tag: 'content_monitor_run', monitor_id: monitor.monitor_id, run_id: runId }, allowlist, now, metadata,
       }))
       : null
     // Refused because another scheduler (or a retry) admitted this very job first: the run started all the same.

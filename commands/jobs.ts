@@ -4,16 +4,24 @@ import { STREAMS } from '../domain/streams.js'
 import { jobDecider, type JobCommand, type JobError, type JobState } from '../domain/job/decider.js'
 import type { JobSpec } from '../domain/job/spec.js'
 import type { JobEvent, JobRequested } from '../domain/job/events.js'
+import type { JobOrigin } from '../domain/job/origin.js'
 import { EventStore, type EventMetadata } from '../ports/event-store.js'
 import { deterministicId, handle, handleNow, type CommandContext, type Handled, type KnownStream, type StoreNow, foldHistory } from './handle.js'
 import type { StateConflict } from '../domain/errors.js'
 
 export interface SubmitJob {
-  /** Chosen by the caller (ignored with an idempotency token, which derives the id); a new one otherwise. */
+  /** Chosen by the caller (ignored with an idempotency token or a natural key, which derive the id); a new one otherwise. */
   readonly job_id?: string
+  /**
+   * The natural key of work the service submits for itself (a monitor's run, a health test run): the job id derives
+   * from it in a namespace no customer idempotency token reaches, and submitting it again answers the first job.
+   */
+  readonly natural_key?: string
   readonly org_id: string
   readonly api_key_id: string | null
   readonly spec: JobSpec
+  /** Where the job comes from, decided by the caller's command (never read from the spec's customer fields). */
+  readonly origin: JobOrigin
   readonly now: Date
   readonly metadata: EventMetadata
 }
@@ -24,11 +32,19 @@ export interface SubmitJob {
  */
 export const idempotentJobId = (orgId: string, token: string) => deterministicId(`idempotency:${orgId}:${token}`)
 
+/** The job id of work the service keys itself: customer tokens derive theirs under `idempotency:`, never this. */
+export const naturalJobId = (naturalKey: string) => deterministicId(`natural:${naturalKey}`)
+
+/** The id a second submission of the same job finds: from the customer's token or the service's natural key; none for other jobs. */
+export const replayableJobId = (input: { readonly org_id: string; readonly spec: JobSpec; readonly natural_key?: string | undefined }): string | undefined =>
+  input.natural_key !== undefined ? naturalJobId(input.natural_key)
+    : input.spec.idempotency_token !== undefined ? idempotentJobId(input.org_id, input.spec.idempotency_token) : undefined
+
 const requestOf = (input: SubmitJob) => {
-  const given = input.spec.idempotency_token !== undefined ? idempotentJobId(input.org_id, input.spec.idempotency_token) : input.job_id
+  const given = replayableJobId(input) ?? input.job_id
   const jobId = given ?? randomUUID()
   const command: JobCommand = {
-    _tag: 'RequestJob', job_id: jobId, org_id: input.org_id, api_key_id: input.api_key_id, spec: input.spec, now: input.now.toISOString(),
+    _tag: 'RequestJob', job_id: jobId, org_id: input.org_id, api_key_id: input.api_key_id, spec: input.spec, origin: input.origin, now: input.now.toISOString(),
   }
   const ctx: CommandContext = { org_id: input.org_id, metadata: input.metadata }
   return { jobId, command, ctx, stream: STREAMS.job.stream(jobId), fresh: given === undefined }
@@ -46,9 +62,9 @@ const submitted = (jobId: string, handled: Handled<JobEvent>) => ({
   position: handled.position,
 })
 
-/** With a token, the job exists already: another submission of the same token created it. */
+/** With a token or natural key, the job exists already: another submission of the same work created it. */
 const alreadyRequested = (input: SubmitJob, error: JobError): error is StateConflict =>
-  error._tag === 'StateConflict' && error.code === 'job_exists' && input.spec.idempotency_token !== undefined
+  error._tag === 'StateConflict' && error.code === 'job_exists' && replayableJobId(input) !== undefined
 
 export const submitJob = (input: SubmitJob) =>
   Effect.suspend(() => {

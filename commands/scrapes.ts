@@ -8,7 +8,7 @@ import type { ScrapeOptions } from '../domain/scrape/request.js'
 import { STREAMS } from '../domain/streams.js'
 import type { JobFailed, JobSucceeded } from '../domain/job/events.js'
 import type { ScrapeRequested } from '../domain/scrape/events.js'
-import { scrapeOfJob, scrapeRequesterTag } from '../domain/scrape/job-origin.js'
+import { scrapeOfJob } from '../domain/scrape/job-origin.js'
 import { Clock } from '../ports/clock.js'
 import { type EventMetadata } from '../ports/event-store.js'
 import { submitAdmittedJob } from './admit-job.js'
@@ -40,7 +40,7 @@ export const requestScrape = (input: RequestScrape) =>
     const now = (yield* Clock).now()
     const admitted = yield* submitAdmittedJob({
       job_id: scrapeId, org_id: input.org_id, plan: input.plan, key: null, enforcement: 'block',
-      spec: { ...input.spec, tags: [...input.spec.tags, scrapeRequesterTag(input.user_id)] }, allowlist: input.allowlist, now, metadata: input.metadata,
+      spec: input.spec, origin: { _tag: 'scrape', user_id: input.user_id }, allowlist: input.allowlist, now, metadata: input.metadata,
     })
     const scrape = admitted._tag === 'Created' ? scrapeOfJob(admitted.requested) : null
     if (scrape === null) return yield* Effect.die(new Error(`scrape ${scrapeId}: its job was not admitted as a new scrape`))

@@ -1,5 +1,6 @@
 import { ParseResult, Schema } from 'effect'
 import { fastDecoderOf, fastEncoderOf, type FastDecode, type FastEncode } from './event-validators.js'
+import { upcast } from './upcasters.js'
 import { DomainEvent, isCategory, STREAMS, streamCategory, type Category, type EventOf } from './streams.js'
 
 export const SCHEMA_VERSION = 1
@@ -36,7 +37,7 @@ const remember = (data: unknown, event: DomainEvent): DomainEvent => {
 
 /** Decodes an event of a stream the caller owns (a command's own history); a mismatch is a defect. */
 export const decodeEvent = (type: string, data: unknown): DomainEvent =>
-  decodedOf(type, data) ?? remember(data, decode({ ...(data as object), _tag: type }))
+  decodedOf(type, data) ?? remember(data, decode({ ...(upcast(type, data) as object), _tag: type }))
 
 /** Each category's event classes by type (a union of one member is the member itself). */
 const membersOf = (schema: Schema.Schema.AnyNoContext): readonly Schema.Schema.AnyNoContext[] =>
@@ -136,9 +137,10 @@ const decodeOfCategory = (name: Category, recorded: { readonly type: string; rea
   const known = decodedOf(recorded.type, recorded.data)
   if (known !== undefined) return { ok: true, event: known }
   // The common case (data of exactly the schema's shape) with a compiled validator; the rest by the schema.
-  const fast = fastDecodingOf(name, recorded.type)?.(recorded.data)
+  const data = upcast(recorded.type, recorded.data)
+  const fast = fastDecodingOf(name, recorded.type)?.(data)
   if (fast !== undefined) return { ok: true, event: remember(recorded.data, fast as DomainEvent) }
-  const decoded = decoders.get(name)!({ ...(recorded.data as object), _tag: recorded.type })
+  const decoded = decoders.get(name)!({ ...(data as object), _tag: recorded.type })
   if (decoded._tag === 'Right') return { ok: true, event: remember(recorded.data, decoded.right as DomainEvent) }
   const fields = [...new Set(ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((issue) => issue.path.join('.') || '(event)'))]
   return { ok: false, reason: `${recorded.type} does not match its schema at ${fields.join(', ')}` }

@@ -7,7 +7,6 @@ import type { RunResult } from '../domain/content-monitor/decider.js'
 import { AUTO_DISABLE_AFTER_FAILURES } from '../domain/content-monitor/limits.js'
 import { needleIn, observe } from '../domain/content-monitor/rules.js'
 import { acceptsJobEndsFrom } from './job-ends-from.js'
-import { monitorOfTags } from '../domain/content-monitor/run-job.js'
 import { BlobStore } from '../ports/blob-store.js'
 import type { Clock } from '../ports/clock.js'
 import { EventStore, type EventEnvelope } from '../ports/event-store.js'
@@ -32,9 +31,10 @@ const metadataOf = (envelope: EventEnvelope) => ({ correlation_id: envelope.meta
  * the event). Completes a create whose request stopped after claiming its place (the claim records the creation).
  */
 export const makeContentMonitorRunner = (options: { readonly log: (message: string, detail?: unknown) => void }, run: Run<EventStore | BlobStore | Mailer | Clock>) => {
-  const finish = (monitorId: string, runId: string, envelope: EventEnvelope) => run(Effect.gen(function* () {
+  const finish = (monitorId: string, runId: string, envelope: EventEnvelope, jobOrgId?: string) => run(Effect.gen(function* () {
     const monitor = yield* loadContentMonitor(monitorId)
     if (!monitor.exists || monitor.runs.get(runId) !== 'running') return
+    if (jobOrgId !== undefined && jobOrgId !== monitor.org_id) return
     const end = yield* jobEnd(runId)
     if (end === null) return
     const manifest = end.event.manifest ?? null
@@ -86,8 +86,9 @@ export const makeContentMonitorRunner = (options: { readonly log: (message: stri
         case 'JobSucceeded':
         case 'JobFailed': {
           const { state } = await run(loadJob(event.job_id))
-          const monitorId = state.status === 'none' ? null : monitorOfTags(state.spec.tags)
-          if (monitorId !== null) await finish(monitorId, event.job_id, envelope)
+          // Only the run's own job (its id is the run id) finishes it, and only for a monitor of the job's organization.
+          if (state.status === 'none' || state.origin._tag !== 'content_monitor_run' || state.origin.run_id !== event.job_id) return
+          await finish(state.origin.monitor_id, event.job_id, envelope, state.org_id)
           return
         }
         case 'ContentMonitorRunStarted':

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { Effect, Either } from 'effect'
 import { handleNow, loadNow, storeNow, type KnownStream, type StoreNow } from '../commands/handle.js'
 import { loadJob, runJobCommand } from '../commands/jobs.js'
-import { creditsCharged, jobCreditWeight, jobDecider, type JobCommand, type JobState } from '../domain/job/decider.js'
+import { jobDecider, type JobCommand, type JobState } from '../domain/job/decider.js'
 import { STREAMS } from '../domain/streams.js'
 import type { JobType } from '../domain/job/spec.js'
 import type { ArtifactRecord } from '../domain/job/events.js'
@@ -111,11 +111,11 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
     return { ...plan, afterStart }
   }
 
-  /** Records a job's end at once (from the state its start left, when known): true when this worker's end was appended. */
+  /** Records a job's end at once (from the state its start left, when known): the events appended, null when another worker's end was. */
   const endNow = (store: StoreNow, command: JobCommand, orgId: string, envelope: EventEnvelope, afterStart: KnownStream<JobState> | undefined) => {
     const ended = handleNow(jobDecider, store, STREAMS.job.stream(command.job_id), command, { ...ctx(envelope), org_id: orgId }, afterStart)
-    if (Either.isRight(ended)) return true
-    if (ended.left._tag === 'StateConflict') return false
+    if (Either.isRight(ended)) return ended.right.events
+    if (ended.left._tag === 'StateConflict') return null
     throw ended.left
   }
 
@@ -152,19 +152,18 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
       return run(Effect.gen(function* () {
         const command = outcome(yield* storeArtifacts(state.org_id, jobId, artifacts, now()))
         const appended = yield* runJobCommand(command, state.org_id, ctx(envelope)).pipe(
-          Effect.as(true), Effect.catchTag('StateConflict', () => Effect.succeed(false)),
+          Effect.map((handled) => handled.events), Effect.catchTag('StateConflict', () => Effect.succeed(null)),
         )
         return { command, appended }
       }))
     }
-    /** Records the end; only the worker whose terminal event was appended counts the job. */
+    /** Records the end; only the worker whose terminal event was appended counts the job, at the charge appended with it. */
     const finish = async (outcome: (artifacts: readonly ArtifactRecord[]) => JobCommand, artifacts: readonly EngineArtifact[] = []) => {
       const { command, appended } = await recordEnd(outcome, artifacts)
-      if (!appended) return
-      const succeeded = command._tag === 'SucceedJob'
+      if (appended === null) return
       options.metrics?.jobFinished({
-        tier: state.spec.job_type, outcome: succeeded ? 'succeeded' : 'failed', seconds: (performance.now() - startedAt) / 1000,
-        credits: creditsCharged({ succeeded, recipe: 'recipe' in command ? command.recipe : undefined }, jobCreditWeight(state.spec)),
+        tier: state.spec.job_type, outcome: command._tag === 'SucceedJob' ? 'succeeded' : 'failed', seconds: (performance.now() - startedAt) / 1000,
+        credits: appended.reduce((sum, event) => sum + (event._tag === 'CreditsCharged' ? event.credits : 0), 0),
       })
     }
 

@@ -6,8 +6,8 @@ import type { Allowlist } from '../domain/address-policy.js'
 import type { JobFailed, JobSucceeded } from '../domain/job/events.js'
 import type { MonitorCommand } from '../domain/monitor/decider.js'
 import { acceptsJobEndsFrom } from './job-ends-from.js'
-import { monitorRunJob } from '../domain/monitor/run-job.js'
-import { monitorRunOf, runOutcome } from '../domain/monitor/run-outcome.js'
+import { monitorRunJob, monitorRunKey } from '../domain/monitor/run-job.js'
+import { runOutcome } from '../domain/monitor/run-outcome.js'
 import type { PlanName } from '../domain/plans.js'
 import { Clock } from '../ports/clock.js'
 import type { EventEnvelope } from '../ports/event-store.js'
@@ -31,7 +31,7 @@ const NOT_ALLOWED = new Set(['plan_limit_job_type_not_allowed'])
 /**
  * The monitor-run processor: mints the job of each fired run through the same admission as POST /v1/jobs (key null:
  * only the plan's limits), records the run skipped (free) when admission refuses it, and completes the run from its
- * job's terminal event. Idempotent: the job id derives from the run (idempotency token), and the monitor decider
+ * job's terminal event. Idempotent: the job id derives from the run (its natural key), and the monitor decider
  * ignores a mint, skip or completion it already recorded.
  */
 export const makeMonitorRunsProcessor = (options: MonitorRunsOptions, run: Run<EventStore | DocumentStore | Usage | HostResolver | Clock>) => {
@@ -49,9 +49,10 @@ export const makeMonitorRunsProcessor = (options: MonitorRunsOptions, run: Run<E
     const now = (yield* Clock).now()
     const at = now.toISOString()
     const plan = yield* options.planOf(state.org_id)
-    const spec = monitorRunJob(state.job, state.detection, monitorId, runId)
+    const spec = monitorRunJob(state.job, state.detection)
     const admitted = yield* submitAdmittedJob({
       org_id: state.org_id, plan, key: null, enforcement: 'block', spec, allowlist: options.allowlist, now,
+      origin: { _tag: 'monitor_run', monitor_id: monitorId, run_id: runId }, natural_key: monitorRunKey(monitorId, runId),
       metadata: { correlation_id: envelope.metadata.correlation_id, causation_id: envelope.event_id, actor: 'scheduler' },
     }).pipe(
       Effect.map((admission) => ({ _tag: 'minted' as const, job_id: admission.job_id })),
@@ -69,11 +70,15 @@ export const makeMonitorRunsProcessor = (options: MonitorRunsOptions, run: Run<E
 
   const complete = (event: JobSucceeded | JobFailed, envelope: EventEnvelope) => Effect.gen(function* () {
     const job = yield* loadJob(event.job_id)
-    if (job.state.status === 'none') return
-    const origin = monitorRunOf(job.state.spec.idempotency_token)
-    if (origin === null) return
+    if (job.state.status === 'none' || job.state.origin._tag !== 'monitor_run') return
+    const origin = job.state.origin
+    // The run is completed only by a job of the monitor's own organization that its run minted (or is minting).
+    const monitor = yield* loadMonitor(origin.monitor_id)
+    if (monitor.status === 'none' || monitor.org_id !== job.state.org_id) return
+    const minted = monitor.in_flight[origin.run_id]?.job_id
+    if (minted !== undefined && minted !== null && minted !== event.job_id) return
     const outcome = runOutcome(event)
-    yield* command(job.state.org_id, envelope, {
+    yield* command(monitor.org_id, envelope, {
       _tag: 'CompleteRun', monitor_id: origin.monitor_id, run_id: origin.run_id, job_id: event.job_id,
       status: outcome.status, detail: outcome.detail, now: event.finished_at,
     })

@@ -32,11 +32,12 @@ export const submitTestRun = (recipe: Recipe, slot: Date, options: RecipeHealthO
       slug: recipe.slug, contract: contract.contract, impl: contract.implementation.impl, implementation: contract.implementation, input,
       max_pages: 1, unit_price: 0, reserved_units: 1, test_run: true,
     }
-    const spec = recipeJobSpec(recipe, block, contract.engine, testRunToken(recipe.slug, slot), options.overrides, { allowlist: options.allowlist, isTimeZone: () => true })
+    const spec = recipeJobSpec(recipe, block, contract.engine, undefined, options.overrides, { allowlist: options.allowlist, isTimeZone: () => true })
     if (Either.isLeft(spec)) return options.log(`recipe-health: ${spec.left.message}`)
     const clock = yield* Clock
     yield* submitJob({
-      org_id: HEALTH_ORG_ID, api_key_id: null, spec: spec.right, now: clock.now(),
+      org_id: HEALTH_ORG_ID, api_key_id: null, spec: spec.right, now: clock.now(), natural_key: testRunToken(recipe.slug, slot),
+      origin: { _tag: 'service', name: 'recipe-health' },
       metadata: { correlation_id: testRunToken(recipe.slug, slot), causation_id: null, actor: 'recipe-health' },
     })
   })

@@ -69,7 +69,7 @@ export const runRecipeJob = async (
   const units = contract ? Math.min(chargedUnits(contract, result.pages), block.reserved_units) : 0
   const record: RecipeRunRecord = {
     outcome: result.outcome, pages: result.pages, detail: result.detail, matched: result.matched,
-    credits_charged: billed ? units * block.unit_price : 0,
+    units,
     ...delivered.fields,
   }
   const manifest = jobManifest({

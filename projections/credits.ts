@@ -1,6 +1,5 @@
-import { creditsCharged } from '../domain/job/decider.js'
+import { legacyCharge } from '../domain/credits/charge.js'
 import { dayOf, monthOf } from '../domain/limits.js'
-import { monitorRunOf, runOutcome } from '../domain/monitor/run-outcome.js'
 import type { EventEnvelope } from '../ports/event-store.js'
 import { collection, defineProjection, updateDoc, type DocumentView, type Stored } from './projection.js'
 
@@ -12,7 +11,7 @@ export type CreditJobDoc = Stored<{
   readonly weight: number
   readonly finished: boolean
   readonly charged: boolean
-  /** A monitor run's job: charged only when it delivered (a blocked page costs nothing). */
+  /** A monitor run's job (read by the rule for jobs that ended before charges were CreditsCharged events). */
   readonly monitor_run?: boolean
 }>
 
@@ -64,12 +63,19 @@ const moveKeyCounter = (view: DocumentView, keyId: string, envelope: EventEnvelo
   updateDoc(view, USAGE_COUNTERS, id, envelope, (doc) => ({ api_key_id: keyId, active_jobs: count(doc?.active_jobs) + activeJobs, _id: id, _position: 0 }))
 }
 
+const charge = (view: DocumentView, orgId: string, month: string, credits: number, envelope: EventEnvelope) => {
+  const id = usageId(orgId, month)
+  updateDoc(view, CREDIT_USAGE, id, envelope, (doc) => ({
+    org_id: orgId, month, credits_used: count(doc?.credits_used) + credits, jobs_charged: count(doc?.jobs_charged) + 1, _id: id, _position: 0,
+  }))
+}
+
 /**
- * The monthly credit ledger and the admission counters. A job is charged its weight once, when it succeeded (its
- * artifacts are stored and its result delivered); failed jobs cost nothing, and so does a monitor run's job that
- * succeeded without delivering (HTTP 403/429, a challenge: `runOutcome`). A recipe run reserves its weight and is
- * charged what its terminal event records. Runs with concurrency 1 (documents gather
- * events of many streams), and every document is guarded by the position it last saw, so redelivery never counts twice.
+ * The monthly credit ledger and the admission counters. A job's end releases its reservation; what it cost is its
+ * CreditsCharged event (decided once, with the end: domain/credits/charge.ts), added here as recorded and never
+ * priced again. Only a job that ended before charges were recorded (its end has no `origin`) is priced here, by the
+ * rule of that time. Runs with concurrency 1 (documents gather events of many streams), and every document is
+ * guarded by the position it last saw, so redelivery never counts twice.
  */
 export const creditsProjection = defineProjection({
   name: 'projection.credits',
@@ -84,7 +90,7 @@ export const creditsProjection = defineProjection({
         const keyId = event.api_key_id ?? 'none'
         const weight = event.credit_weight
         updateDoc(view, CREDIT_JOBS, event.job_id, envelope, () => ({
-          org_id: orgId, api_key_id: keyId, weight, finished: false, charged: false, monitor_run: monitorRunOf(event.spec.idempotency_token) !== null,
+          org_id: orgId, api_key_id: keyId, weight, finished: false, charged: false, monitor_run: event.origin._tag === 'monitor_run',
           _id: event.job_id, _position: 0,
         }))
         moveOrgCounter(view, orgId, envelope, 1, weight)
@@ -98,20 +104,16 @@ export const creditsProjection = defineProjection({
         const job = view.get(CREDIT_JOBS, event.job_id)
         if (!job) return
         const { org_id: orgId, weight } = job
-        // The reservation is released; the charge follows the one rule in the domain, where a monitor run's job
-        // counts as succeeded only when it delivered (a blocked page costs nothing).
-        const delivered = event._tag === 'JobSucceeded' && (job.monitor_run !== true || runOutcome(event).status === 'delivered')
-        const charge = creditsCharged({ succeeded: delivered, recipe: event.recipe }, weight)
-        const month = monthOf(event.finished_at)
         moveOrgCounter(view, orgId, envelope, -1, -weight)
         moveKeyCounter(view, job.api_key_id, envelope, -1)
-        if (charge > 0) {
-          const id = usageId(orgId, month)
-          updateDoc(view, CREDIT_USAGE, id, envelope, (doc) => ({
-            org_id: orgId, month, credits_used: count(doc?.credits_used) + charge, jobs_charged: count(doc?.jobs_charged) + 1, _id: id, _position: 0,
-          }))
-        }
-        updateDoc(view, CREDIT_JOBS, event.job_id, envelope, (doc) => doc && { ...doc, finished: true, charged: charge > 0 })
+        const legacy = event.origin === undefined ? legacyCharge({ weight, monitor_run: job.monitor_run === true }, event) : 0
+        if (legacy > 0) charge(view, orgId, monthOf(event.finished_at), legacy, envelope)
+        updateDoc(view, CREDIT_JOBS, event.job_id, envelope, (doc) => doc && { ...doc, finished: true, charged: doc.charged || legacy > 0 })
+        return
+      }
+      case 'CreditsCharged': {
+        charge(view, event.org_id, monthOf(event.charged_at), event.credits, envelope)
+        updateDoc(view, CREDIT_JOBS, event.job_id, envelope, (doc) => doc && { ...doc, charged: true })
         return
       }
       default:

@@ -32,6 +32,8 @@ export type JobDoc = Stored<{
   readonly artifacts: readonly ArtifactRecord[]
   /** Recipe runs: how the run ended (null until it did, and for other jobs). */
   readonly recipe_run?: RecipeRunRecord | null
+  /** What the job cost, from its CreditsCharged event (absent when it cost nothing, or ended before charges were events). */
+  readonly credits_charged?: number
 }>
 
 type RecipeBlock = NonNullable<JobSpec['recipe']>
@@ -91,6 +93,8 @@ const foldJob = (event: JobEvent, envelope: EventEnvelope, view: DocumentView): 
         ...doc, status: 'failed', finished_at: event.finished_at, failure_reason: event.failure_reason, failure_message: event.message,
         manifest: event.manifest ?? null, artifacts: event.artifacts ?? [], ...(event.recipe ? { recipe_run: event.recipe } : {}),
       }))
+    case 'CreditsCharged':
+      return updateJob(view, event.job_id, envelope, (doc) => ({ ...doc, credits_charged: event.credits }))
     case 'ArtifactPurged':
       return updateJob(view, event.job_id, envelope, (doc) => ({ ...doc, artifacts: doc.artifacts.filter((a) => a.artifact_id !== event.artifact_id) }))
     case 'JobPurged': {

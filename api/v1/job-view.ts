@@ -34,7 +34,7 @@ const recipeFields = (doc: JobDoc) => {
     // Signed when the result is read (GET /v1/jobs/{id}/result); an output over the inline size is only there.
     result_url: null,
     result_url_expires_at: null,
-    credits_charged: run?.credits_charged ?? null,
+    credits_charged: run ? doc.credits_charged ?? run.credits_charged ?? 0 : null,
     pages_fetched: run?.pages ?? null,
     outcome_detail: run?.detail ?? null,
     matched_locators: run?.matched ?? null,

@@ -1,6 +1,7 @@
 import { Effect } from 'effect'
 import type { FastifyInstance } from 'fastify'
 import { currentTime } from '../../commands/clock.js'
+import { API_ORIGIN } from '../../domain/job/origin.js'
 import { submitAdmittedJob, submitAdmittedJobNow, type SubmitAdmittedJob } from '../../commands/admit-job.js'
 import { requestJobDeletion } from '../../commands/purge.js'
 import { awaitJobEndWithin } from '../../commands/job-ends.js'
@@ -43,7 +44,7 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     const submission = (now: Date): SubmitAdmittedJob => ({
       org_id: principal.org_id, plan: principal.plan as PlanName,
       key: { key_id: principal.key_id, limits: principal.limits }, enforcement: principal.limits.enforcement_mode,
-      spec: checked.spec, allowlist: ctx.settings.ssrfAllowlist, now, metadata,
+      spec: checked.spec, origin: API_ORIGIN, allowlist: ctx.settings.ssrfAllowlist, now, metadata,
     })
     const services = ctx.services
     // Without an effect run where the stores answer at once; the effects otherwise.

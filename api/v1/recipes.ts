@@ -144,7 +144,8 @@ export const recipeRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     const admission = await ctx.run(submitAdmittedJob({
       org_id: principal.org_id, plan: principal.plan as PlanName,
       key: { key_id: principal.key_id, limits: principal.limits }, enforcement: principal.limits.enforcement_mode,
-      spec: spec.right, allowlist: ctx.settings.ssrfAllowlist, now, metadata: requestMetadata(request, `api_key:${principal.key_id}`),
+      spec: spec.right, origin: { _tag: 'recipe_run', slug, contract: block.contract, impl: block.impl },
+      allowlist: ctx.settings.ssrfAllowlist, now, metadata: requestMetadata(request, `api_key:${principal.key_id}`),
     }).pipe(Effect.catchTag('ValidationFailed', (e) =>
       Effect.fail(new Unavailable({ code: 'recipe_unavailable', message: `recipe ${slug} cannot reach its site now: ${e.errors[0]?.message ?? 'refused'}` })))))
     const current = await ctx.run(waitForPosition(JOBS, admission.job_id, admission.position))

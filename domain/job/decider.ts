@@ -3,19 +3,21 @@ import { NotFound, StateConflict } from '../errors.js'
 import type { Decider } from '../decider.js'
 import { CREDIT_WEIGHTS } from '../plans.js'
 import { recipeReservation, type RecipeRunRecord } from '../recipe/run-spec.js'
+import { decideCharge } from '../credits/charge.js'
 import {
-  ArtifactBlobDeleted, ArtifactPurged, JobDeletionRequested, JobFailed, JobPurged, JobRequested, JobStarted, JobSucceeded,
+  ArtifactBlobDeleted, ArtifactPurged, CreditsCharged, JobDeletionRequested, JobFailed, JobPurged, JobRequested, JobStarted, JobSucceeded,
   type ArtifactRecord, type JobEvent, type Manifest, type PurgeReason,
 } from './events.js'
 import type { JobSpec } from './spec.js'
 import { jobOrigins } from './origins.js'
+import type { JobOrigin } from './origin.js'
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed'
 
 export type JobState =
   | { readonly status: 'none' }
   | {
-    readonly status: JobStatus; readonly job_id: string; readonly org_id: string; readonly spec: JobSpec; readonly attempt: number
+    readonly status: JobStatus; readonly job_id: string; readonly org_id: string; readonly spec: JobSpec; readonly origin: JobOrigin; readonly attempt: number
     readonly lifecycle: JobLifecycle
   }
 
@@ -33,7 +35,7 @@ export interface JobLifecycle {
 const NO_LIFECYCLE: JobLifecycle = { artifacts: [], deletion_requested: false, purged_artifacts: new Set(), deleted_blobs: new Set(), purged: false }
 
 export type JobCommand =
-  | { readonly _tag: 'RequestJob'; readonly job_id: string; readonly org_id: string; readonly api_key_id: string | null; readonly spec: JobSpec; readonly now: string }
+  | { readonly _tag: 'RequestJob'; readonly job_id: string; readonly org_id: string; readonly api_key_id: string | null; readonly spec: JobSpec; readonly origin: JobOrigin; readonly now: string }
   | { readonly _tag: 'StartJob'; readonly job_id: string; readonly worker_id: string; readonly now: string }
   | { readonly _tag: 'SucceedJob'; readonly job_id: string; readonly manifest: Manifest; readonly artifacts: readonly ArtifactRecord[]; readonly recipe?: RecipeRunRecord; readonly now: string }
   | { readonly _tag: 'FailJob'; readonly job_id: string; readonly failure_reason: string; readonly message: string; readonly manifest?: Manifest; readonly artifacts?: readonly ArtifactRecord[]; readonly recipe?: RecipeRunRecord; readonly now: string }
@@ -50,12 +52,11 @@ export type JobError = NotFound | StateConflict
 /** Credits a job reserves while it runs (and costs at most): a recipe run its reservation, any other job its engine weight. */
 export const jobCreditWeight = (spec: JobSpec) => (spec.recipe ? recipeReservation(spec.recipe) : CREDIT_WEIGHTS[spec.job_type])
 
-/**
- * Credits a finished job costs: a recipe run what its runner recorded (never above its reservation), any other job
- * its weight when it succeeded; failed jobs cost nothing.
- */
-export const creditsCharged = (outcome: { readonly succeeded: boolean; readonly recipe?: { readonly credits_charged: number } | undefined }, weight: number) =>
-  outcome.recipe ? Math.min(weight, outcome.recipe.credits_charged) : outcome.succeeded ? weight : 0
+/** The job's end with what it cost, appended together: the charge is decided once, here, from the end and the origin. */
+const ended = (state: Existing, end: JobSucceeded | JobFailed): readonly JobEvent[] => {
+  const charge = decideCharge({ origin: state.origin, weight: jobCreditWeight(state.spec), recipe: state.spec.recipe, end })
+  return charge === null ? [end] : [end, new CreditsCharged({ job_id: state.job_id, org_id: state.org_id, ...charge, charged_at: end.finished_at }, CHECKED_WHEN_ENCODED)]
+}
 
 const finished = (s: JobState) => s.status === 'succeeded' || s.status === 'failed'
 
@@ -99,7 +100,7 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
   evolve: (state, event) => {
     switch (event._tag) {
       case 'JobRequested':
-        return { status: 'queued', job_id: event.job_id, org_id: event.org_id, spec: event.spec, attempt: 0, lifecycle: NO_LIFECYCLE }
+        return { status: 'queued', job_id: event.job_id, org_id: event.org_id, spec: event.spec, origin: event.origin, attempt: 0, lifecycle: NO_LIFECYCLE }
       case 'JobStarted':
         return state.status === 'none' ? state : { ...state, status: 'running', attempt: event.attempt }
       case 'JobSucceeded':
@@ -114,6 +115,8 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
         return withLifecycle(state, () => ({ purged: true }))
       case 'ArtifactBlobDeleted':
         return withLifecycle(state, (l) => ({ deleted_blobs: add(l.deleted_blobs, event.artifact_id) }))
+      case 'CreditsCharged':
+        return state
     }
   },
   decide: (command, state) => {
@@ -121,7 +124,7 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
       if (state.status !== 'none') return Either.left(new StateConflict({ code: 'job_exists', message: `job ${command.job_id} already exists` }))
       return Either.right([new JobRequested({
         job_id: command.job_id, org_id: command.org_id, api_key_id: command.api_key_id, spec: command.spec,
-        credit_weight: jobCreditWeight(command.spec), requested_at: command.now,
+        credit_weight: jobCreditWeight(command.spec), requested_at: command.now, origin: command.origin,
       }, CHECKED_WHEN_ENCODED)])
     }
     if (state.status === 'none') return Either.left(new NotFound({ resource: 'job', id: command.job_id }))
@@ -133,13 +136,16 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
         return Either.right([new JobStarted({ job_id: command.job_id, attempt: state.attempt + 1, worker_id: command.worker_id, started_at: command.now }, CHECKED_WHEN_ENCODED)])
       case 'SucceedJob':
         if (state.status !== 'running') return Either.left(new StateConflict({ code: 'job_not_running', message: 'job is not running' }))
-        return Either.right([new JobSucceeded({ job_id: command.job_id, manifest: command.manifest, artifacts: command.artifacts, finished_at: command.now, ...(command.recipe ? { recipe: command.recipe } : {}), origins: jobOrigins(state.spec) }, CHECKED_WHEN_ENCODED)])
+        return Either.right(ended(state, new JobSucceeded({
+          job_id: command.job_id, manifest: command.manifest, artifacts: command.artifacts, finished_at: command.now,
+          ...(command.recipe ? { recipe: command.recipe } : {}), origins: jobOrigins(state.origin), origin: state.origin,
+        }, CHECKED_WHEN_ENCODED)))
       case 'FailJob':
-        return Either.right([new JobFailed({
+        return Either.right(ended(state, new JobFailed({
           job_id: command.job_id, failure_reason: command.failure_reason, message: command.message,
           ...(command.manifest ? { manifest: command.manifest } : {}), ...(command.artifacts ? { artifacts: command.artifacts } : {}),
-          finished_at: command.now, ...(command.recipe ? { recipe: command.recipe } : {}), origins: jobOrigins(state.spec),
-        }, CHECKED_WHEN_ENCODED)])
+          finished_at: command.now, ...(command.recipe ? { recipe: command.recipe } : {}), origins: jobOrigins(state.origin), origin: state.origin,
+        }, CHECKED_WHEN_ENCODED)))
     }
   },
 }

@@ -1,6 +1,7 @@
 import { Schema } from 'effect'
 import { RecipeRunRecord } from '../recipe/run-spec.js'
 import { JobSpec } from './spec-schema.js'
+import { JOB_ORIGIN_KINDS, JobOrigin } from './origin.js'
 
 export const ArtifactRecord = Schema.Struct({
   artifact_id: Schema.String,
@@ -18,15 +19,18 @@ export const Manifest = Schema.Record({ key: Schema.String, value: Schema.Unknow
 export type Manifest = typeof Manifest.Type
 
 /**
- * The services a job was submitted for, as its spec says (a v1 monitor's run, a content monitor's run, a user's
- * scrape): the processors that finish such runs tell their jobs from the terminal event alone, instead of loading the
- * stream of every job that ends.
+ * The kind of the job's recorded origin, copied to its terminal event: the processors that finish runs and scrapes
+ * tell their jobs' ends from the event alone, instead of loading the stream of every job that ends. Absent on
+ * terminal events recorded before it was added (whoever needs to know then loads the job); events recorded before
+ * origins were facts hold at most `monitor_run`, `content_monitor_run` and `scrape`.
  */
-export const JobOrigin = Schema.Literal('monitor_run', 'content_monitor_run', 'scrape')
-export type JobOrigin = typeof JobOrigin.Type
-
-/** Absent on terminal events recorded before it was added: whoever needs to know then loads the job. */
-const origins = Schema.optional(Schema.Array(JobOrigin))
+export const JobOriginKindSchema = Schema.Literal(...JOB_ORIGIN_KINDS)
+const origins = Schema.optional(Schema.Array(JobOriginKindSchema))
+/**
+ * The job's origin, copied from its request: present on every terminal event written since charges are CreditsCharged
+ * events, so an end without it is one whose charge the credit ledger still derives by the earlier rule.
+ */
+const endOrigin = Schema.optional(JobOrigin)
 
 export class JobRequested extends Schema.TaggedClass<JobRequested>()('JobRequested', {
   job_id: Schema.String,
@@ -36,6 +40,8 @@ export class JobRequested extends Schema.TaggedClass<JobRequested>()('JobRequest
   spec: JobSpec,
   credit_weight: Schema.Number,
   requested_at: Schema.String,
+  /** Set by the command that created the job; events written before it existed are upcast (domain/job/legacy-origin.ts). */
+  origin: JobOrigin,
 }) {}
 
 export class JobStarted extends Schema.TaggedClass<JobStarted>()('JobStarted', {
@@ -53,6 +59,7 @@ export class JobSucceeded extends Schema.TaggedClass<JobSucceeded>()('JobSucceed
   /** Recipe runs: the outcome, output and credits charged. */
   recipe: Schema.optional(RecipeRunRecord),
   origins,
+  origin: endOrigin,
 }) {}
 
 export class JobFailed extends Schema.TaggedClass<JobFailed>()('JobFailed', {
@@ -65,6 +72,7 @@ export class JobFailed extends Schema.TaggedClass<JobFailed>()('JobFailed', {
   /** Recipe runs: the outcome (never billed on a failed job) and why. */
   recipe: Schema.optional(RecipeRunRecord),
   origins,
+  origin: endOrigin,
 }) {}
 
 /** A user asked to delete a finished job (DELETE /v1/jobs/{id}); the purger carries it out unless a legal hold covers it. */
@@ -99,5 +107,18 @@ export class ArtifactBlobDeleted extends Schema.TaggedClass<ArtifactBlobDeleted>
   deleted_at: Schema.String,
 }) {}
 
-export const JobEvent = Schema.Union(JobRequested, JobStarted, JobSucceeded, JobFailed, JobDeletionRequested, ArtifactPurged, JobPurged, ArtifactBlobDeleted)
+/** Why a job cost credits (domain/credits/charge.ts decides it once, with the job's end). */
+export const ChargeReason = Schema.Literal('job_succeeded', 'monitor_run_delivered', 'recipe_units')
+export type ChargeReason = typeof ChargeReason.Type
+
+/** What a finished job cost: the one record of money the ledger, usage, metrics and the dashboard read. Appended with the job's end. */
+export class CreditsCharged extends Schema.TaggedClass<CreditsCharged>()('CreditsCharged', {
+  job_id: Schema.String,
+  org_id: Schema.String,
+  credits: Schema.Number,
+  reason: ChargeReason,
+  charged_at: Schema.String,
+}) {}
+
+export const JobEvent = Schema.Union(JobRequested, JobStarted, JobSucceeded, JobFailed, CreditsCharged, JobDeletionRequested, ArtifactPurged, JobPurged, ArtifactBlobDeleted)
 export type JobEvent = typeof JobEvent.Type

@@ -1,6 +1,5 @@
 import type { JobSpec } from '../job/spec.js'
 import type { DetectionConfig, DetectionMode } from './detection-config.js'
-import { monitorRunToken } from './run-outcome.js'
 
 /**
  * Where each detection mode reads a run's content: the job artifact and the artifact option that makes the job store
@@ -13,12 +12,14 @@ export const DETECTION_SOURCES: Readonly<Record<DetectionMode, { readonly artifa
   extract: { artifact_type: 'json', option: 'include_extraction' },
 }
 
+/** The natural key of one monitor run's job: the job id derives from it, so a run submits one job however often it is minted. */
+export const monitorRunKey = (monitorId: string, runId: string) => `monitor-run:${monitorId}:${runId}`
+
 /**
- * The job one monitor run submits: the monitor's job, idempotent on the run, and asking for the artifact its
- * detection mode reads (whatever the monitor's own artifact options say), so a delivered run can always be compared.
+ * The job one monitor run submits: the monitor's job, asking for the artifact its detection mode reads (whatever the
+ * monitor's own artifact options say), so a delivered run can always be compared.
  */
-export const monitorRunJob = (job: JobSpec, detection: DetectionConfig, monitorId: string, runId: string): JobSpec => {
-  const spec = { ...job, idempotency_token: monitorRunToken(monitorId, runId) }
-  if (!detection.enabled) return spec
-  return { ...spec, artifact_options: { ...job.artifact_options, [DETECTION_SOURCES[detection.mode].option]: true } }
+export const monitorRunJob = (job: JobSpec, detection: DetectionConfig): JobSpec => {
+  if (!detection.enabled) return job
+  return { ...job, artifact_options: { ...job.artifact_options, [DETECTION_SOURCES[detection.mode].option]: true } }
 }

@@ -1,16 +1,5 @@
-import type { JobFailed, JobSucceeded } from '../job/events.js'
+import type { Manifest } from '../job/events.js'
 import type { CompletionStatus } from './events.js'
-
-/** A monitor run's job carries this idempotency token, so the job id follows from the run (one job per run). */
-const TOKEN_PREFIX = 'monitor-run:'
-export const monitorRunToken = (monitorId: string, runId: string): string => `${TOKEN_PREFIX}${monitorId}:${runId}`
-
-/** The monitor and run of a job a monitor run submitted, from its idempotency token; null for any other job. */
-export const monitorRunOf = (token: string | undefined): { readonly monitor_id: string; readonly run_id: string } | null => {
-  if (token === undefined || !token.startsWith(TOKEN_PREFIX)) return null
-  const [monitorId, runId] = token.slice(TOKEN_PREFIX.length).split(':')
-  return monitorId && runId ? { monitor_id: monitorId, run_id: runId } : null
-}
 
 /** Target answers that deny rather than serve: the page did not deliver. */
 const BLOCKING_STATUSES = new Set([403, 429])
@@ -27,7 +16,11 @@ const headerOf = (manifest: Readonly<Record<string, unknown>> | undefined, name:
  * 429, a challenge answer, `stealth_blocked`), `failed` for any other failure, `delivered` when content came back.
  * The detail names the signal and status code. The credit ledger charges a monitor run's job only when delivered.
  */
-export const runOutcome = (event: JobSucceeded | JobFailed): { readonly status: Exclude<CompletionStatus, 'error'>; readonly detail: string } => {
+export type RunEnd =
+  | { readonly _tag: 'JobSucceeded'; readonly manifest: Manifest }
+  | { readonly _tag: 'JobFailed'; readonly failure_reason: string; readonly message: string; readonly manifest?: Manifest | undefined }
+
+export const runOutcome = (event: RunEnd): { readonly status: Exclude<CompletionStatus, 'error'>; readonly detail: string } => {
   const status = typeof event.manifest?.http_status === 'number' ? event.manifest.http_status : null
   const code = status === null ? 'no response' : `HTTP ${status}`
   if (event._tag === 'JobFailed') {

@@ -36,7 +36,10 @@ export const RecipeRunRecord = Schema.Struct({
   /** A larger output is stored as this artifact of the job (type `recipe_output`) and delivered as a signed `result_url`. */
   output_artifact_id: Schema.optional(Schema.String),
   pages: Schema.Number,
-  credits_charged: Schema.Number,
+  /** Billing units the run used (pages fetched for page-billed contracts, else 1), capped by its reservation; priced by domain/credits/charge.ts. */
+  units: Schema.optional(Schema.Number),
+  /** Recorded by runs before their charge was a CreditsCharged event. */
+  credits_charged: Schema.optional(Schema.Number),
   detail: Schema.NullOr(Schema.String),
   matched: Schema.Record({ key: Schema.String, value: Schema.Number }),
 })

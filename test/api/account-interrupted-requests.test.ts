@@ -4,7 +4,6 @@ import { handle } from '../../commands/handle.js'
 import { loadUser } from '../../commands/users.js'
 import { contentMonitorQuotaDecider } from '../../domain/content-monitor/quota.js'
 import { isTimeZone } from '../../domain/schedule/schedule.js'
-import { scrapeRequesterTag } from '../../domain/scrape/job-origin.js'
 import { validateScrapeRequest } from '../../domain/scrape/request.js'
 import { STREAMS } from '../../domain/streams.js'
 import { startFixtureSite } from '../fixtures/site.js'
@@ -33,7 +32,7 @@ t.test('POST /scrapes stopped after admitting its job: the scrape is recorded fr
   if (!checked.ok) throw new Error('invalid scrape')
   const admitted = await svc.run(submitAdmittedJob({
     org_id: await orgOf(user.userId), plan: 'free', key: null, enforcement: 'block', allowlist: new Set(allowlist), now: new Date(), metadata,
-    spec: { ...checked.spec, tags: [...checked.spec.tags, scrapeRequesterTag(user.userId)] },
+    spec: checked.spec, origin: { _tag: 'scrape', user_id: user.userId },
   }))
   await waitFor(async () => (await svc.api('GET', `/scrapes/${admitted.job_id}`, { headers: user.bearer })).body.completedAt != null, 20_000)
   const scrape = await svc.api('GET', `/scrapes/${admitted.job_id}`, { headers: user.bearer })

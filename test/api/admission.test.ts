@@ -26,7 +26,7 @@ const specOf = (body: Record<string, unknown>) => {
 
 /** A job the service submits itself (as a monitor run would): no key, only the plan's limits. */
 const systemJob = (orgId: string, body: Record<string, unknown>, extra: Partial<SubmitAdmittedJob> = {}): SubmitAdmittedJob => ({
-  org_id: orgId, plan: 'free', key: null, enforcement: 'block', spec: specOf(body), allowlist: svc.config.ssrfAllowlist,
+  org_id: orgId, plan: 'free', key: null, enforcement: 'block', spec: specOf(body), origin: { _tag: 'api' }, allowlist: svc.config.ssrfAllowlist,
   now: new Date(), metadata: { correlation_id: 'test', causation_id: null, actor: 'scheduler' }, ...extra,
 })
 const admit = (input: SubmitAdmittedJob) => svc.run(Effect.either(submitAdmittedJob(input)))

@@ -192,7 +192,7 @@ t.test('monthly credits: a job that would overdraw the pool answers 429 plan_lim
   const now = () => new Date().toISOString()
   for (let i = 0; i < 33; i++) {
     const jobId = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`
-    await local.run(runJobCommand({ _tag: 'RequestJob', job_id: jobId, org_id: org.org_id, api_key_id: org.key_id, spec: checked.spec, now: now() }, org.org_id, ctx))
+    await local.run(runJobCommand({ _tag: 'RequestJob', origin: { _tag: 'api' }, job_id: jobId, org_id: org.org_id, api_key_id: org.key_id, spec: checked.spec, now: now() }, org.org_id, ctx))
     await local.run(runJobCommand({ _tag: 'StartJob', job_id: jobId, worker_id: 'test', now: now() }, org.org_id, ctx))
     await local.run(runJobCommand({ _tag: 'SucceedJob', job_id: jobId, manifest: {}, artifacts: [], now: now() }, org.org_id, ctx))
   }

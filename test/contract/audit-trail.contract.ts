@@ -79,11 +79,11 @@ const appends: readonly StreamAppend[] = [
     stored(ORG_A, new EmailClaimed({ email_hash: 'e'.repeat(64), user_id: randomUUID(), claimed_at: '2030-01-02T18:00:00.000Z' }), '2030-01-02T18:00:00.000Z', 'cli'),
   ] },
   { stream: STREAMS.job.stream(JOB), events: [
-    stored(ORG_A, new JobRequested({ job_id: JOB, org_id: ORG_A, api_key_id: KEY, spec, credit_weight: 1, requested_at: '2030-01-03T00:00:00.000Z' }), '2030-01-03T00:00:00.000Z', `api_key:${KEY}`),
+    stored(ORG_A, new JobRequested({ origin: { _tag: 'api' }, job_id: JOB, org_id: ORG_A, api_key_id: KEY, spec, credit_weight: 1, requested_at: '2030-01-03T00:00:00.000Z' }), '2030-01-03T00:00:00.000Z', `api_key:${KEY}`),
     stored(ORG_A, new JobStarted({ job_id: JOB, attempt: 1, worker_id: 'w1', started_at: '2030-01-04T00:00:00.000Z' }), '2030-01-04T00:00:00.000Z', 'fetcher'),
   ] },
   { stream: STREAMS.job.stream(OTHER_JOB), events: [
-    stored(ORG_B, new JobRequested({ job_id: OTHER_JOB, org_id: ORG_B, api_key_id: KEY, spec, credit_weight: 1, requested_at: '2030-01-05T00:00:00.000Z' }), '2030-01-05T00:00:00.000Z', `api_key:${KEY}`),
+    stored(ORG_B, new JobRequested({ origin: { _tag: 'api' }, job_id: OTHER_JOB, org_id: ORG_B, api_key_id: KEY, spec, credit_weight: 1, requested_at: '2030-01-05T00:00:00.000Z' }), '2030-01-05T00:00:00.000Z', `api_key:${KEY}`),
   ] },
 ]
 

@@ -27,7 +27,7 @@ const recorded = (event: JobRequested | JobSucceeded | JobFailed): RecordedEvent
 
 t.test('a succeeded job is charged its weight once, however often its events arrive', async (t) => {
   const request = (job_id: string, credit_weight: number) => recorded(new JobRequested({
-    job_id, org_id: 'org-1', api_key_id: 'key-1', spec, credit_weight, requested_at: '2026-11-21T00:00:00.000Z',
+    job_id, org_id: 'org-1', api_key_id: 'key-1', spec, credit_weight, requested_at: '2026-11-21T00:00:00.000Z', origin: { _tag: 'api' },
   }))
   const finished_at = '2026-11-21T01:00:00.000Z'
   const requested = [request('a', 30), request('b', 5), request('c', 1)]

@@ -53,7 +53,7 @@ t.test('a new job readable at once: created from its first event, and the projec
   if (!checked.ok) throw new Error('invalid spec')
   const job = (command: 'request' | 'start', jobId: string) => Effect.runPromise(handle(jobDecider, STREAMS.job.stream(jobId),
     command === 'request'
-      ? { _tag: 'RequestJob', job_id: jobId, org_id: 'org-1', api_key_id: 'key-1', spec: checked.spec, now: '2026-01-01T00:00:00.000Z' }
+      ? { _tag: 'RequestJob', origin: { _tag: 'api' }, job_id: jobId, org_id: 'org-1', api_key_id: 'key-1', spec: checked.spec, now: '2026-01-01T00:00:00.000Z' }
       : { _tag: 'StartJob', job_id: jobId, worker_id: 'w', now: '2026-01-01T00:00:01.000Z' },
     { org_id: 'org-1', metadata: TEST_METADATA }).pipe(Effect.provideService(EventStore, events)))
   const history = (jobId: string) => Effect.runPromise(events.readStream(STREAMS.job.stream(jobId)))

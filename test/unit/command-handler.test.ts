@@ -24,7 +24,7 @@ const specFor = (input: Record<string, unknown>): JobSpec => {
   return result.spec
 }
 const spec = specFor({ job_type: 'light', target_url: 'https://example.com/page' })
-const requested = new JobRequested({ job_id: JOB, org_id: ORG, api_key_id: 'k1', spec, credit_weight: 1, requested_at: NOW })
+const requested = new JobRequested({ origin: { _tag: 'api' }, job_id: JOB, org_id: ORG, api_key_id: 'k1', spec, credit_weight: 1, requested_at: NOW })
 const startedBy = (worker: string, attempt: number) => new JobStarted({ job_id: JOB, attempt, worker_id: worker, started_at: NOW })
 const start: JobCommand = { _tag: 'StartJob', job_id: JOB, worker_id: 'w1', now: NOW }
 const succeed: JobCommand = { _tag: 'SucceedJob', job_id: JOB, manifest: { http_status: 200 }, artifacts: [], now: LATER }
@@ -87,7 +87,7 @@ for (const synchronous of [true, false]) {
 
     t.test('a command on a new stream appends with no_stream', async (t) => {
       const { run, decoded } = await given([])
-      await run(handle(jobDecider, STREAM, { _tag: 'RequestJob', job_id: JOB, org_id: ORG, api_key_id: 'k1', spec, now: NOW }, ctx))
+      await run(handle(jobDecider, STREAM, { _tag: 'RequestJob', origin: { _tag: 'api' }, job_id: JOB, org_id: ORG, api_key_id: 'k1', spec, now: NOW }, ctx))
       t.same(await decoded(), [requested])
     })
 
@@ -150,7 +150,7 @@ for (const synchronous of [true, false]) {
 
     t.test('submitJob with an idempotency token records one JobRequested however often it is sent', async (t) => {
       const { run, events } = memoryServices()
-      const input = { org_id: ORG, api_key_id: 'k1', spec: specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'tok-1' }), now: new Date('2024-05-01T12:00:00Z'), metadata: TEST_METADATA }
+      const input = { org_id: ORG, api_key_id: 'k1', origin: { _tag: 'api' } as const, spec: specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'tok-1' }), now: new Date('2024-05-01T12:00:00Z'), metadata: TEST_METADATA }
       const [first, second] = await Promise.all([run(submitJob(input)), run(submitJob(input))])
       t.equal(first.job_id, second.job_id, 'one job id for one token')
       t.same([first.created, second.created].sort(), [false, true], 'exactly one submission created it')
@@ -173,7 +173,7 @@ t.test('submitJobNow reads no stream for a job id it draws, and reads one it is 
   const store = makeMemoryEventStore()
   const reads: string[] = []
   const counting = { readStreamNow: (stream: string) => { reads.push(stream); return store.readStreamNow!(stream) }, appendNow: store.appendNow! }
-  const input = { org_id: ORG, api_key_id: 'k1', spec, now: new Date('2024-05-01T12:00:00Z'), metadata: TEST_METADATA }
+  const input = { org_id: ORG, api_key_id: 'k1', origin: { _tag: 'api' } as const, spec, now: new Date('2024-05-01T12:00:00Z'), metadata: TEST_METADATA }
   const drawn = submitJobNow(counting, input)
   t.ok(drawn.created && drawn.requested !== null, 'the job is requested')
   t.same(reads, [], 'a new random id: its stream is not read')

@@ -22,7 +22,7 @@ const specFor = (input: Record<string, unknown>): JobSpec => {
 }
 const spec = specFor({ job_type: 'light', target_url: 'https://example.com/page' })
 
-const request: JobCommand = { _tag: 'RequestJob', job_id: 'j1', org_id: 'o1', api_key_id: 'k1', spec, now: NOW }
+const request: JobCommand = { _tag: 'RequestJob', origin: { _tag: 'api' }, job_id: 'j1', org_id: 'o1', api_key_id: 'k1', spec, now: NOW }
 const start: JobCommand = { _tag: 'StartJob', job_id: 'j1', worker_id: 'w1', now: NOW }
 const artifact: ArtifactRecord = {
   artifact_id: 'a1', artifact_type: 'html', content_type: 'text/html', size: 10, sha256: 'ab', blob_key: 'jobs/j1/a1', created_at: LATER,
@@ -30,7 +30,7 @@ const artifact: ArtifactRecord = {
 const succeed: JobCommand = { _tag: 'SucceedJob', job_id: 'j1', manifest: { status_code: 200 }, artifacts: [artifact], now: LATER }
 const fail: JobCommand = { _tag: 'FailJob', job_id: 'j1', failure_reason: 'timeout', message: 'took too long', now: LATER }
 
-const requested = new JobRequested({ job_id: 'j1', org_id: 'o1', api_key_id: 'k1', spec, credit_weight: 1, requested_at: NOW })
+const requested = new JobRequested({ origin: { _tag: 'api' }, job_id: 'j1', org_id: 'o1', api_key_id: 'k1', spec, credit_weight: 1, requested_at: NOW })
 const started = (attempt: number) => new JobStarted({ job_id: 'j1', attempt, worker_id: 'w1', started_at: NOW })
 const succeeded = new JobSucceeded({ job_id: 'j1', manifest: { status_code: 200 }, artifacts: [artifact], finished_at: LATER, origins: [] })
 const failed = new JobFailed({ job_id: 'j1', failure_reason: 'timeout', message: 'took too long', finished_at: LATER, origins: [] })

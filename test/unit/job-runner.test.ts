@@ -47,7 +47,7 @@ for (const atOnce of [false, true]) {
     if (!spec.ok) throw new Error('invalid test spec')
     const jobId = 'job-1'
     await services.run(handle(jobDecider, STREAMS.job.stream(jobId), {
-      _tag: 'RequestJob', job_id: jobId, org_id: ORG, api_key_id: 'k1', spec: spec.spec, now: '2024-05-01T12:00:00.000Z',
+      _tag: 'RequestJob', origin: { _tag: 'api' }, job_id: jobId, org_id: ORG, api_key_id: 'k1', spec: spec.spec, now: '2024-05-01T12:00:00.000Z',
     }, { org_id: ORG, metadata: TEST_METADATA }))
     const stream = () => services.run(services.events.readStream(STREAMS.job.stream(jobId)))
     const [requested] = await stream()

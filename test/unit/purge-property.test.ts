@@ -87,7 +87,7 @@ for (const [label, open] of Object.entries(STORES)) {
           const id = `j${step}`
           const artifacts = [`${id}-a`, `${id}-b`]
           const now = clock.now().toISOString()
-          await run(handle(jobDecider, STREAMS.job.stream(id), { _tag: 'RequestJob', job_id: id, org_id: ORG, api_key_id: null, spec, now }, meta))
+          await run(handle(jobDecider, STREAMS.job.stream(id), { _tag: 'RequestJob', origin: { _tag: 'api' }, job_id: id, org_id: ORG, api_key_id: null, spec, now }, meta))
           await run(handle(jobDecider, STREAMS.job.stream(id), { _tag: 'StartJob', job_id: id, worker_id: 'w', now }, meta))
           for (const a of artifacts) await run(services.blobs.put(`k/${a}`, new Uint8Array([1]), 'text/plain'))
           await run(handle(jobDecider, STREAMS.job.stream(id), {

@@ -49,7 +49,7 @@ t.test('a recorded JobRequested decodes into the domain event, its spec structur
     extraction: { hooks: [{ hook_id: 'title', type: 'css', selector: 'h1' }] }, actions: [{ type: 'click', selector: '#go' }],
   }), new SecretBox('s'.repeat(32)))
   t.ok(SecretBox.isSealed(spec.proxy!.password!), 'the proxy password is sealed before it is recorded')
-  const event = new JobRequested({ job_id: 'j1', org_id: 'o1', api_key_id: null, spec, credit_weight: 30, requested_at: NOW })
+  const event = new JobRequested({ origin: { _tag: 'api' }, job_id: 'j1', org_id: 'o1', api_key_id: null, spec, credit_weight: 30, requested_at: NOW })
   const decoded = decodeStored(['job'], stored(event))
   t.ok(decoded.ok)
   if (decoded.ok) {
@@ -65,7 +65,7 @@ t.test('events this version cannot read answer why, without the values', async (
   const mismatch = decodeStored(['job'], { ...started, data: { ...started.data, attempt: 'secret-value' } })
   t.match(mismatch, { ok: false, reason: /JobStarted does not match its schema at attempt/ })
   t.notMatch(mismatch.ok ? '' : mismatch.reason, /secret-value/, 'values never enter the reason')
-  const badSpec = stored(new JobRequested({ job_id: 'j2', org_id: 'o1', api_key_id: null, spec: specOf({ job_type: 'light', target_url: 'https://example.com/' }), credit_weight: 1, requested_at: NOW }))
+  const badSpec = stored(new JobRequested({ origin: { _tag: 'api' }, job_id: 'j2', org_id: 'o1', api_key_id: null, spec: specOf({ job_type: 'light', target_url: 'https://example.com/' }), credit_weight: 1, requested_at: NOW }))
   const spec = { ...(badSpec.data.spec as object), job_type: 'warp' }
   t.match(decodeStored(['job'], { ...badSpec, data: { ...badSpec.data, spec } }), { ok: false, reason: /at spec\.job_type/ })
   t.match(decodeStored(['org'], started), { ok: false, reason: /not of the categories org/ })
@@ -74,7 +74,7 @@ t.test('events this version cannot read answer why, without the values', async (
 t.test('a projection skips an event it cannot decode and goes on with the next', async (t) => {
   const docs = makeMemoryDocumentStore()
   const apply = (event: RecordedEvent) => Effect.runPromise(jobsProjection.apply(event).pipe(Effect.provide(Layer.succeed(DocumentStore, docs))))
-  const requested = stored(new JobRequested({ job_id: 'j3', org_id: 'o1', api_key_id: null, spec: specOf({ job_type: 'light', target_url: 'https://example.com/' }), credit_weight: 1, requested_at: NOW }))
+  const requested = stored(new JobRequested({ origin: { _tag: 'api' }, job_id: 'j3', org_id: 'o1', api_key_id: null, spec: specOf({ job_type: 'light', target_url: 'https://example.com/' }), credit_weight: 1, requested_at: NOW }))
   await apply({ ...requested, type: 'JobTeleported' })
   t.equal(await Effect.runPromise(docs.get(JOBS.name, 'j3')), null, 'nothing written for an unreadable event')
   await apply(requested)
@@ -117,7 +117,7 @@ t.test('a processor handles the decoded events of its types, ignores other types
   })
   t.same(processor.types, ['JobStarted'], 'the types it declares are what its subscription asks for')
   const started = stored(new JobStarted({ job_id: 'j4', attempt: 2, worker_id: 'w', started_at: NOW }))
-  const requested = stored(new JobRequested({ job_id: 'j5', org_id: 'o1', api_key_id: null, spec: specOf({ job_type: 'light', target_url: 'https://example.com/' }), credit_weight: 1, requested_at: NOW }))
+  const requested = stored(new JobRequested({ origin: { _tag: 'api' }, job_id: 'j5', org_id: 'o1', api_key_id: null, spec: specOf({ job_type: 'light', target_url: 'https://example.com/' }), credit_weight: 1, requested_at: NOW }))
   await processor.handle(started)
   await processor.handle(requested)
   await processor.handle({ ...started, type: 'JobTeleported' })

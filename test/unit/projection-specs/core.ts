@@ -48,7 +48,7 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
     key_prefix: `sk_${keyId}`, scopes: ['jobs:write', 'jobs:read'], limits, expires_at: null, now: at(minute),
   })
   const request = (orgId: string, keyId: string | null, jobType: string, minute: number, tags: string[] = []) =>
-    ({ _tag: 'RequestJob' as const, org_id: orgId, api_key_id: keyId, spec: jobSpec(jobType, tags), now: at(minute) })
+    ({ _tag: 'RequestJob' as const, origin: { _tag: 'api' } as const, org_id: orgId, api_key_id: keyId, spec: jobSpec(jobType, tags), now: at(minute) })
 
   await org(ORG)({ _tag: 'CreateOrg', org_id: ORG, name: 'Acme', plan: 'pro', now: at(0) })
   await org(OTHER_ORG)({ _tag: 'CreateOrg', org_id: OTHER_ORG, name: 'Globex', plan: 'free', now: at(0) })

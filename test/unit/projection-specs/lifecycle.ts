@@ -36,7 +36,7 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   const purger = (jobId: string) => (c: WithoutJobId<JobCommand>) => command(jobDecider, STREAMS.job.stream(jobId), 'purger')({ ...c, job_id: jobId } as JobCommand)
   const hold = (holdId: string) => command(holdDecider, STREAMS.hold.stream(holdId), 'api_key:k1')
   for (const [jobId, minute] of [['j1', 1], ['j2', 3]] as const) {
-    await job(jobId)({ _tag: 'RequestJob', org_id: ORG, api_key_id: 'k1', spec: jobSpec(), now: at(minute) })
+    await job(jobId)({ _tag: 'RequestJob', origin: { _tag: 'api' }, org_id: ORG, api_key_id: 'k1', spec: jobSpec(), now: at(minute) })
     await job(jobId)({ _tag: 'StartJob', worker_id: 'w1', now: at(minute) })
     await job(jobId)({ _tag: 'SucceedJob', manifest: { http_status: 200 }, artifacts: [artifact(jobId, 'html'), artifact(jobId, 'screenshot')], now: at(minute + 1) })
   }
