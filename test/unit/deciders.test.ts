@@ -1,8 +1,9 @@
 import t from 'tap'
+import type { JobOrigin } from '../../domain/job/origin.js'
 import { scenario as scenarioOf } from '../helpers/given-when-then.js'
 import { fold } from '../../domain/decider.js'
 import { jobDecider, type JobCommand } from '../../domain/job/decider.js'
-import { JobFailed, JobRequested, JobStarted, JobSucceeded, type ArtifactRecord } from '../../domain/job/events.js'
+import { CreditsCharged, JobFailed, JobRequested, JobStarted, JobSucceeded, type ArtifactRecord } from '../../domain/job/events.js'
 import { mayBeFrom } from '../../domain/job/origins.js'
 import { validateJobSpec, type JobSpec } from '../../domain/job/spec.js'
 import { orgDecider, type OrgCommand } from '../../domain/org/decider.js'
@@ -32,8 +33,10 @@ const fail: JobCommand = { _tag: 'FailJob', job_id: 'j1', failure_reason: 'timeo
 
 const requested = new JobRequested({ origin: { _tag: 'api' }, job_id: 'j1', org_id: 'o1', api_key_id: 'k1', spec, credit_weight: 1, requested_at: NOW })
 const started = (attempt: number) => new JobStarted({ job_id: 'j1', attempt, worker_id: 'w1', started_at: NOW })
-const succeeded = new JobSucceeded({ job_id: 'j1', manifest: { status_code: 200 }, artifacts: [artifact], finished_at: LATER, origins: [] })
-const failed = new JobFailed({ job_id: 'j1', failure_reason: 'timeout', message: 'took too long', finished_at: LATER, origins: [] })
+const API = { _tag: 'api' } as const
+const succeeded = new JobSucceeded({ job_id: 'j1', manifest: { status_code: 200 }, artifacts: [artifact], finished_at: LATER, origins: ['api'], origin: API })
+const failed = new JobFailed({ job_id: 'j1', failure_reason: 'timeout', message: 'took too long', finished_at: LATER, origins: ['api'], origin: API })
+const charged = new CreditsCharged({ job_id: 'j1', org_id: 'o1', credits: 1, reason: 'job_succeeded', charged_at: LATER })
 
 t.equal(spec.job_type, 'light', 'the test spec is normalized by validateJobSpec')
 
@@ -46,24 +49,26 @@ given([requested]).when(start).then([started(1)], 'StartJob on a queued job is a
 given([requested, started(1)]).when({ ...start, worker_id: 'w2' })
   .then([new JobStarted({ job_id: 'j1', attempt: 2, worker_id: 'w2', started_at: NOW })], 'StartJob on a running job is a restart: attempt 2')
 
-given([requested, started(1)]).when(succeed).then([succeeded], 'SucceedJob on a running job')
+given([requested, started(1)]).when(succeed).then([succeeded, charged], 'SucceedJob on a running job, charged its weight with its end')
 given([requested]).when(succeed).then({ _tag: 'StateConflict', code: 'job_not_running' }, 'SucceedJob on a queued job conflicts')
 
-given([requested, started(1)]).when(fail).then([failed], 'FailJob on a running job')
+given([requested, started(1)]).when(fail).then([failed], 'FailJob on a running job, charged nothing')
 given([requested, started(1)]).when({ ...fail, manifest: { status_code: 503 }, artifacts: [artifact] })
-  .then([new JobFailed({ job_id: 'j1', failure_reason: 'timeout', message: 'took too long', manifest: { status_code: 503 }, artifacts: [artifact], finished_at: LATER, origins: [] })], 'FailJob keeps an optional manifest and artifacts')
+  .then([new JobFailed({ job_id: 'j1', failure_reason: 'timeout', message: 'took too long', manifest: { status_code: 503 }, artifacts: [artifact], finished_at: LATER, origins: ['api'], origin: API })], 'FailJob keeps an optional manifest and artifacts')
 
-// The processors that finish monitor runs and scrapes tell their jobs from the terminal event alone.
-const originsOfEnd = (jobSpec: JobSpec, command: JobCommand) => {
-  const ran = [new JobRequested({ ...requested, spec: jobSpec }), started(1)]
+// The processors that finish monitor runs and scrapes tell their jobs from the terminal event alone: its recorded origin.
+const originsOfEnd = (origin: JobOrigin, command: JobCommand, jobSpec: JobSpec = spec) => {
+  const ran = [new JobRequested({ ...requested, spec: jobSpec, origin }), started(1)]
   const decided = jobDecider.decide(command, fold(jobDecider, ran))
   if (decided._tag === 'Left') throw new Error(`unexpected ${decided.left._tag}`)
-  return (decided.right[0] as JobSucceeded | JobFailed).origins
+  const end = decided.right[0] as JobSucceeded | JobFailed
+  return { origins: end.origins, origin: end.origin }
 }
-t.same(originsOfEnd(specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'monitor-run:m1:r1' }), succeed), ['monitor_run'], 'a v1 monitor run\'s job ends naming it')
-t.same(originsOfEnd(specFor({ job_type: 'light', target_url: 'https://example.com/', tags: ['content-monitor:m1'] }), fail), ['content_monitor_run'], 'a content monitor run\'s job ends naming it')
-t.same(originsOfEnd(specFor({ job_type: 'light', target_url: 'https://example.com/', tags: ['scrape-by:u1'] }), succeed), ['scrape'], 'a scrape\'s job ends naming it')
-t.same(originsOfEnd(specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'mine', tags: ['nightly'] }), fail), [], 'any other job ends naming none')
+t.same(originsOfEnd({ _tag: 'monitor_run', monitor_id: 'm1', run_id: 'r1' }, succeed), { origins: ['monitor_run'], origin: { _tag: 'monitor_run', monitor_id: 'm1', run_id: 'r1' } }, 'a v1 monitor run\'s job ends naming it')
+t.same(originsOfEnd({ _tag: 'content_monitor_run', monitor_id: 'm1', run_id: 'j1' }, fail).origins, ['content_monitor_run'], 'a content monitor run\'s job ends naming it')
+t.same(originsOfEnd({ _tag: 'scrape', user_id: 'u1' }, succeed).origins, ['scrape'], 'a scrape\'s job ends naming it')
+t.same(originsOfEnd(API, fail, specFor({ job_type: 'light', target_url: 'https://example.com/', idempotency_token: 'monitor-run:m1:r1', tags: ['scrape-by:u1', 'content-monitor:m1'] })).origins, ['api'],
+  'an API job ends naming only its API origin, whatever markers its tags and token hold')
 t.ok(mayBeFrom({ origins: undefined }, 'scrape'), 'an end recorded before origins existed may be anyone\'s: its job is loaded')
 t.notOk(mayBeFrom({ origins: ['monitor_run'] }, 'scrape'), 'an end naming other origins is not a scrape\'s')
 

@@ -22,7 +22,7 @@ const lightSpec = () => {
 const issues: RecipeRunSpec = { slug: 'code-issues', contract: 1, impl: 1, input: { owner: 'o', repo: 'r', state: 'open' }, max_pages: 5, unit_price: 1, reserved_units: 5, test_run: false }
 const testRun: RecipeRunSpec = { ...issues, slug: 'code-repo', max_pages: 1, unit_price: 0, reserved_units: 1, test_run: true }
 const record = (outcome: RecipeRunRecord['outcome'], pages: number, credits: number): RecipeRunRecord =>
-  ({ outcome, pages, credits_charged: credits, detail: null, matched: {}, ...(outcome === 'ok' ? { output: {} } : {}) })
+  ({ outcome, pages, units: credits, detail: null, matched: {}, ...(outcome === 'ok' ? { output: {} } : {}) })
 
 type WithoutJobId<C> = C extends unknown ? Omit<C, 'job_id'> : never
 
@@ -31,7 +31,7 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   const job = (jobId: string, orgId: string) => (c: WithoutJobId<JobCommand>) =>
     run(handle(jobDecider, STREAMS.job.stream(jobId), { ...c, job_id: jobId } as JobCommand, { org_id: orgId, metadata: { ...TEST_METADATA, actor: 'test' } }))
   const runRecipe = async (jobId: string, orgId: string, block: RecipeRunSpec, minute: number, ending: RecipeRunRecord) => {
-    await job(jobId, orgId)({ _tag: 'RequestJob', origin: { _tag: 'api' }, org_id: orgId, api_key_id: orgId === ORG ? 'k1' : null, spec: { ...lightSpec(), recipe: block }, now: at(minute) })
+    await job(jobId, orgId)({ _tag: 'RequestJob', origin: block.test_run ? { _tag: 'service', name: 'recipe-health' } : { _tag: 'recipe_run', slug: block.slug, contract: block.contract, impl: block.impl }, org_id: orgId, api_key_id: orgId === ORG ? 'k1' : null, spec: { ...lightSpec(), recipe: block }, now: at(minute) })
     await job(jobId, orgId)({ _tag: 'StartJob', worker_id: 'w1', now: at(minute) })
     await job(jobId, orgId)(ending.outcome === 'ok' || ending.outcome === 'ok_empty' || ending.outcome === 'not_found'
       ? { _tag: 'SucceedJob', manifest: {}, artifacts: [], recipe: ending, now: at(minute + 1) }
@@ -44,7 +44,7 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   const endings = [record('ok', 1, 0), record('layout_changed', 1, 0), record('schema_invalid', 1, 0), record('blocked', 1, 0), record('ok', 1, 0)]
   for (const [i, ending] of endings.entries()) await runRecipe(`t${i + 1}`, HEALTH_ORG_ID, testRun, 10 + 2 * i, ending)
   // A test run still under way counts for nothing.
-  await job('t6', HEALTH_ORG_ID)({ _tag: 'RequestJob', origin: { _tag: 'api' }, org_id: HEALTH_ORG_ID, api_key_id: null, spec: { ...lightSpec(), recipe: testRun }, now: at(30) })
+  await job('t6', HEALTH_ORG_ID)({ _tag: 'RequestJob', origin: { _tag: 'service', name: 'recipe-health' }, org_id: HEALTH_ORG_ID, api_key_id: null, spec: { ...lightSpec(), recipe: testRun }, now: at(30) })
   return run(events.readAll(0, 10_000))
 }
 
