@@ -77,6 +77,9 @@ export const jobsProjection = defineProjection({
   },
 })
 
+/** An end recorded with its charge (it has `origin`) costs 0 until its CreditsCharged says otherwise (in either order). */
+const chargedSoFar = (end: { readonly origin?: unknown }, doc: JobDoc) => (end.origin === undefined ? {} : { credits_charged: doc.credits_charged ?? 0 })
+
 const foldJob = (event: JobEvent, envelope: EventEnvelope, view: DocumentView): void => {
   switch (event._tag) {
     case 'JobRequested':
@@ -86,12 +89,13 @@ const foldJob = (event: JobEvent, envelope: EventEnvelope, view: DocumentView): 
     case 'JobSucceeded':
       return updateJob(view, event.job_id, envelope, (doc) => ({
         ...doc, status: 'succeeded', finished_at: event.finished_at, manifest: event.manifest, artifacts: event.artifacts,
-        ...(event.recipe ? { recipe_run: event.recipe } : {}),
+        ...(event.recipe ? { recipe_run: event.recipe } : {}), ...chargedSoFar(event, doc),
       }))
     case 'JobFailed':
       return updateJob(view, event.job_id, envelope, (doc) => ({
         ...doc, status: 'failed', finished_at: event.finished_at, failure_reason: event.failure_reason, failure_message: event.message,
         manifest: event.manifest ?? null, artifacts: event.artifacts ?? [], ...(event.recipe ? { recipe_run: event.recipe } : {}),
+        ...chargedSoFar(event, doc),
       }))
     case 'CreditsCharged':
       return updateJob(view, event.job_id, envelope, (doc) => ({ ...doc, credits_charged: event.credits }))

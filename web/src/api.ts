@@ -124,7 +124,7 @@ export interface User { readonly id: string; readonly email: string; readonly is
 export interface Artifact { readonly artifact_id: string; readonly artifact_type: string; readonly content_type: string; readonly size: number; readonly sha256: string }
 export interface Job {
   readonly job_id: string; readonly status: 'queued' | 'running' | 'succeeded' | 'failed'; readonly job_type: string; readonly target_url: string
-  readonly tags: readonly string[]; readonly credit_weight: number; readonly failure_reason: string | null; readonly failure_message: string | null
+  readonly tags: readonly string[]; readonly credit_weight: number; readonly credits_charged: number | null; readonly failure_reason: string | null; readonly failure_message: string | null
   readonly created_at: string; readonly started_at: string | null; readonly finished_at: string | null
   readonly artifacts: readonly Artifact[]; readonly manifest: Record<string, unknown> | null
 }

@@ -5,8 +5,9 @@ const TIERS = ['light', 'standard', 'stealth'] as const
 const PAGES = 10
 
 /**
- * Credits per day and tier this month, summed from the succeeded jobs' credit weights (the API has no per-day usage
- * route); the month's total comes from GET /v1/usage, the ledger itself.
+ * Credits per day and tier this month, summed from what each succeeded job was charged (its `credits_charged`, the
+ * ledger's record of it; a failed job is never charged), never priced again here; the month's total comes from
+ * GET /v1/usage, the ledger itself.
  */
 const dailyCredits = async (month: string) => {
   const days = new Map<string, Record<string, number>>()
@@ -17,7 +18,7 @@ const dailyCredits = async (month: string) => {
       const day = (job.finished_at ?? job.created_at).slice(0, 10)
       if (!day.startsWith(month)) { older = true; continue }
       const row = days.get(day) ?? { light: 0, standard: 0, stealth: 0 }
-      row[job.job_type] = (row[job.job_type] ?? 0) + job.credit_weight
+      row[job.job_type] = (row[job.job_type] ?? 0) + (job.credits_charged ?? 0)
       days.set(day, row)
     }
     if (older || page >= answer.page_count) break
