@@ -33,12 +33,9 @@ export interface AuditTrailService {
   /** One page (1-based) of the entries matching `filter`, newest first, and how many match in all. */
   readonly page: (orgId: string, page: number, perPage: number, filter: AuditFilter) =>
     Effect.Effect<{ readonly items: readonly AuditEntry[]; readonly total: number }, StoreUnavailable>
-  /** At most `limit` entries matching `filter` after position `afterPosition`, oldest first (a keyset walk). */
-  readonly after: (orgId: string, filter: AuditFilter, afterPosition: number, limit: number) =>
-    Effect.Effect<readonly AuditEntry[], StoreUnavailable>
   /**
    * The export's records: at most `limit` events of the organization's audit chain matching `filter` after position
-   * `afterPosition`, oldest first, each with its link as stored when it was appended (never computed again). Where the
+   * `afterPosition`, oldest first (a keyset walk), each with its link as stored when it was appended (never computed again). Where the
    * event store keeps no chain (EventStoreDB), Unavailable `audit_chain_not_kept`.
    */
   readonly records: (orgId: string, filter: AuditFilter, afterPosition: number, limit: number) =>

@@ -27,7 +27,6 @@ export const auditTrailOfReadModel = Effect.map(DocumentStore, (docs): AuditTrai
         ([items, total]) => ({ items, total }),
       )
     },
-    after: (orgId, filter, afterPosition, limit) => find({ ...whereOf(orgId, filter), position: { $gt: afterPosition } }, 'asc', 0, limit),
     // The chain is made in the append's transaction, which only the SQLite event store offers (docs/audit.md).
     records: () => Effect.fail(new Unavailable({ code: 'audit_chain_not_kept', message: 'this deployment\'s event store keeps no audit chain (see docs/audit.md)' })),
   }

@@ -55,10 +55,6 @@ export const makeSqliteAuditTrail = (db: Database.Database): AuditTrailService =
       const total = (statement(`select count(*) as n from events where ${sql}`).get(...params) as { n: number }).n
       return { items: entries(rows), total }
     }),
-    after: (orgId, filter, afterPosition, limit) => attempt(() => {
-      const { sql, params } = where(orgId, filter)
-      return entries(statement(`select * from events where ${sql} and position > ? order by position limit ?`).all(...params, afterPosition, limit) as Row[])
-    }),
     records: (orgId, filter, afterPosition, limit) => attempt(() => {
       const { sql, params } = where(orgId, filter)
       const rows = statement(`select events.*, key_id, org_prev, org_mac from events join audit_chain using (position)

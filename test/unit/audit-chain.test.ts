@@ -68,6 +68,12 @@ t.test('an untouched export and store verify; the export holds the organization\
   const first = JSON.parse(lines[0]!) as ExportRecord
   t.equal(first.chain.prev, GENESIS, 'the organization\'s chain starts at its first event')
   t.same(Object.keys(first.chain), ['key_id', 'prev', 'mac'])
+  const trail = makeSqliteAuditTrail(store.db)
+  const head = Effect.runSync(trail.records(ORG, {}, -1, 2))
+  const rest = Effect.runSync(trail.records(ORG, {}, head.at(-1)!.position, 10))
+  t.same([...head, ...rest].map((record) => JSON.stringify(record)), lines, 'a keyset walk answers the same records')
+  t.same(Effect.runSync(trail.records(ORG, { type: 'LegalHoldPlaced', actor: 'api_key:k1' }, -1, 10)).map((record) => record.event_id), [placed.event_id], 'filters combine')
+  t.same(Effect.runSync(trail.records(OTHER, {}, -1, 10)).map((record) => record.type), ['OrgCreated'], 'another organization\'s chain')
 })
 
 t.test('a forged export fails: a rewritten actor or justification, a dropped record, a chain recomputed without the key', async (t) => {
@@ -111,6 +117,7 @@ t.test('an edited event row fails the store\'s verification, naming that event; 
   store.db.prepare(`update events set data = json_set(data, '$.justification', 'edited') where event_id = ?`).run(placed.event_id)
   const position = store.db.prepare('select position from events where event_id = ?').pluck().get(placed.event_id)
   t.match(verifyStoredChain(store.db, keys()), { ok: false, event_id: placed.event_id, position, reason: /no longer matches/ })
+  t.match(verifyExport(exportOf(ORG), keys(), checkpoints()), { ok: false, event_id: placed.event_id, reason: /changed/ }, 'an export taken now fails too: its links are the stored ones')
 
   const cli = await runCliRaw({ DATA_DIR: dir, AUDIT_KEYS_FILE: keysFile }, ['audit', 'verify'])
   t.equal(cli.code, 1, 'cli audit verify exits 1')
