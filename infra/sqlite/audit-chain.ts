@@ -22,7 +22,7 @@ create table if not exists audit_chain (
   org_mac text
 );
 create index if not exists audit_chain_by_org on audit_chain (org_id, position) where org_id is not null;
-create table if not exists audit_checkpoints (seq integer primary key, position integer not null, checkpoint text not null);
+create table if not exists audit_checkpoints (seq integer primary key, position integer not null, made_at text not null, checkpoint text not null);
 `
 
 /** The keys the chain is made with now: the current HMAC key and the current checkpoint signing key, with their ids. */
@@ -75,11 +75,12 @@ export const makeSqliteAuditChain = (db: Database.Database, settings: AuditChain
   const orgHead = db.prepare<[string], { org_mac: string }>('select org_mac from audit_chain where org_id = ? order by position desc limit 1')
   const insertLink = db.prepare('insert into audit_chain (position, key_id, global_prev, global_mac, org_id, org_prev, org_mac) values (?, ?, ?, ?, ?, ?, ?)')
   const eventsAfter = db.prepare<[number, number], EventRow>('select * from events where position > ? order by position limit ?')
-  const lastCheckpoint = db.prepare<[], { seq: number; position: number; checkpoint: string }>('select * from audit_checkpoints order by seq desc limit 1')
+  const lastCheckpoint = db.prepare<[], { seq: number; position: number; made_at: string; checkpoint: string }>('select * from audit_checkpoints order by seq desc limit 1')
+  const lastCheckpointMade = db.prepare<[], { position: number; made_at: string }>('select position, made_at from audit_checkpoints order by seq desc limit 1')
   // SQLite answers the bare org_mac from the row holding max(position).
   const movedOrgs = db.prepare<[number], { org_id: string; position: number; org_mac: string }>(
     'select org_id, max(position) as position, org_mac from audit_chain where position > ? and org_id is not null group by org_id order by org_id')
-  const insertCheckpoint = db.prepare('insert into audit_checkpoints (seq, position, checkpoint) values (?, ?, ?)')
+  const insertCheckpoint = db.prepare('insert into audit_checkpoints (seq, position, made_at, checkpoint) values (?, ?, ?, ?)')
 
   const linkEach = (events: readonly StoredEvent[], head: { position: number; global_mac: string }) => {
     const orgHeads = new Map<string, string>()
@@ -112,7 +113,7 @@ export const makeSqliteAuditChain = (db: Database.Database, settings: AuditChain
       signing_key_id: keys.signingKeyId,
     }
     const checkpoint = signCheckpoint(body, keys.signingKey)
-    insertCheckpoint.run(checkpoint.seq, head.position, JSON.stringify(checkpoint))
+    insertCheckpoint.run(checkpoint.seq, head.position, madeAt, JSON.stringify(checkpoint))
     return checkpoint
   }
 
@@ -122,29 +123,26 @@ export const makeSqliteAuditChain = (db: Database.Database, settings: AuditChain
    * service, and `cli audit verify` names it rather than the chain vouching for it.
    */
   const chainHistory = () => {
-    if (chainHead.get() !== undefined || lastCheckpoint.get() !== undefined) return
+    if (chainHead.get() !== undefined || lastCheckpointMade.get() !== undefined) return
     let head = { position: 0, global_mac: GENESIS }
     for (let batch = eventsAfter.all(0, BACKLOG_BATCH); batch.length > 0; batch = eventsAfter.all(head.position, BACKLOG_BATCH)) {
       head = linkEach(batch.map(storedEventOf), head)
     }
   }
 
-  const checkpointIfDue = (at: string) => {
-    const head = chainHead.get()
-    const last = lastCheckpoint.get()
-    if (head === undefined) return
-    const made = last ? (JSON.parse(last.checkpoint) as Checkpoint).made_at : null
-    const due = made === null
-      || head.position - last!.position >= settings.checkpointEvery
-      || Date.parse(at) - Date.parse(made) >= settings.checkpointIntervalSeconds * 1000
+  const checkpointIfDue = (at: string, head: { readonly position: number }) => {
+    const last = lastCheckpointMade.get()
+    const due = last === undefined
+      || head.position - last.position >= settings.checkpointEvery
+      || Date.parse(at) - Date.parse(last.made_at) >= settings.checkpointIntervalSeconds * 1000
     if (due) checkpointNow(at)
   }
 
   return {
     link: (appended) => {
       if (appended.length === 0) return chainHistory()
-      linkEach(appended, chainHead.get() ?? { position: 0, global_mac: GENESIS })
-      checkpointIfDue(appended.at(-1)!.occurred_at)
+      const head = linkEach(appended, chainHead.get() ?? { position: 0, global_mac: GENESIS })
+      checkpointIfDue(appended.at(-1)!.occurred_at, head)
     },
     checkpointNow,
   }

@@ -11,11 +11,14 @@ import { LegalHoldPlaced, LegalHoldReleased, RetentionPolicySet } from '../../do
 import { STREAMS, type DomainEvent } from '../../domain/streams.js'
 import { EmailClaimed } from '../../domain/user/events.js'
 import { loadAuditKeys, rotateAuditKey } from '../../infra/audit-keys.js'
+import { makeMemoryDocumentStore } from '../../infra/memory/document-store.js'
 import { makeSqliteAuditChain } from '../../infra/sqlite/audit-chain.js'
 import { makeSqliteAuditTrail } from '../../infra/sqlite/audit-trail.js'
 import { storedCheckpoints, verifyStoredChain } from '../../infra/sqlite/audit-verify.js'
 import { makeSqliteEventStore } from '../../infra/sqlite/event-store.js'
+import { DocumentStore } from '../../ports/document-store.js'
 import type { NewEvent } from '../../ports/event-store.js'
+import { auditTrailOfReadModel } from '../../projections/audit-queries.js'
 import { runCliRaw } from '../helpers/process.js'
 
 /**
@@ -171,6 +174,12 @@ t.test('checkpoints are copied out as files and an export verifies against the c
   const broken = await runCliRaw(env, ['audit', 'verify', exportFile, '--checkpoints', out])
   t.equal(broken.code, 1, 'a changed checkpoint copy fails cli audit verify FILE')
   t.match(JSON.parse(broken.stdout), { ok: false, reason: /checkpoint 2: its signature does not hold/ })
+})
+
+t.test('the audit read model (EventStoreDB, whose appends make no links) has no export: 503 audit_chain_not_kept', async (t) => {
+  const trail = Effect.runSync(auditTrailOfReadModel.pipe(Effect.provideService(DocumentStore, makeMemoryDocumentStore())))
+  const failed = Effect.runSync(Effect.flip(trail.records(ORG, {}, -1, 10)))
+  t.match(failed, { _tag: 'Unavailable', code: 'audit_chain_not_kept' })
 })
 
 t.test('a file written before the chain existed is chained once, when first opened', async (t) => {
