@@ -50,7 +50,7 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
   // The event store with its own log: checkpoints in the SQLite file, or in the document store for EventStoreDB.
   // SQLite serves the audit trail from its log; otherwise it is a read model (infra/read-models.ts).
   const eventStore = settings.eventStore.kind === 'sqlite'
-    ? SqliteEventStoreLive(join(config.dataDir, 'events.db'), catchUp)
+    ? SqliteEventStoreLive(join(config.dataDir, 'events.db'), catchUp, config.audit)
     : Layer.mergeAll(DocumentCheckpointedStoreLogLive(catchUp), AuditTrailOfReadModelLive).pipe(Layer.provideMerge(EventStoreDbLive(settings.eventStore.url)))
 
   const clockService = options.clock ?? systemClock

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs'
 import { Effect, ManagedRuntime } from 'effect'
-import { verifyChain } from '../domain/audit-chain.js'
+import { AUDIT_USAGE, auditCommand } from './audit-cli.js'
 import { consoleLogger } from './logger.js'
 import { purgeSweep } from './roles/purger.js'
 import { createApiKey, createOrg, grantApiKeyScopes } from '../commands/orgs.js'
@@ -22,7 +21,7 @@ const usage = `usage:
   cli replay
   cli recipes lint [FILE...]
   cli purge [--as-of ISO-TIME] [--dry-run]
-  cli audit verify FILE`
+${AUDIT_USAGE}`
 
 const flag = (args: string[], name: string) => {
   const i = args.indexOf(`--${name}`)
@@ -47,8 +46,21 @@ const lintRecipes = (files: string[]) => {
   process.exitCode = linted.some((l) => l.problems.length > 0) ? 1 : 0
 }
 
+/** `cli audit ...` works on the files themselves (the event store's, the keys'), without the service's runtime. */
+const audit = (args: string[]) => {
+  try {
+    if (auditCommand(args, loadConfig(process.env))) return
+    process.stderr.write(`${usage}\n`)
+    process.exitCode = 2
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n`)
+    process.exitCode = 1
+  }
+}
+
 const main = async (args: string[]) => {
   if (args[0] === 'recipes' && args[1] === 'lint') return lintRecipes(args.slice(2))
+  if (args[0] === 'audit') return audit(args.slice(1))
   const config = loadConfig(process.env)
   const runtime = ManagedRuntime.make(appLayer(config, (m, d) => process.stderr.write(`${m} ${d ?? ''}\n`)))
   const run = promiseRunner(runtime.runPromiseExit)
@@ -94,10 +106,6 @@ const main = async (args: string[]) => {
       const dryRun = args.includes('--dry-run')
       const counts = await run(purgeSweep(config, consoleLogger(config.logLevel), { now, dryRun }))
       process.stdout.write(`${JSON.stringify({ as_of: now.toISOString(), dry_run: dryRun, ...counts })}\n`)
-    } else if (args[0] === 'audit' && args[1] === 'verify' && args[2] !== undefined) {
-      const verdict = verifyChain(readFileSync(args[2], 'utf8').split('\n'))
-      process.stdout.write(`${JSON.stringify(verdict)}\n`)
-      if (!verdict.ok) process.exitCode = 1
     } else if (args[0] === 'replay') {
       const counts = await run(Effect.flatMap(ReadModels, replayProjections))
       process.stdout.write(`${JSON.stringify({ replayed: counts })}\n`)

@@ -10,6 +10,12 @@ import { DEFAULT_RETRY_LADDER, parseRetryLadder } from '../domain/webhook/retry-
 export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer', 'webhooks', 'detector', 'recipe-health', 'scheduler', 'purger'] as const
 export type Role = (typeof ROLES)[number]
 
+export interface AuditConfig {
+  readonly keysFile: string
+  readonly checkpointEvery: number
+  readonly checkpointIntervalSeconds: number
+}
+
 export interface Config {
   readonly port: number
   readonly host: string
@@ -58,6 +64,8 @@ export interface Config {
   readonly metricsPort: number | null
   /** WEBHOOK_*: the webhooks role's retry ladder, answer deadline, parallel deliveries and look-again interval. */
   readonly webhooks: WebhookConfig
+  /** AUDIT_*: the audit chain's keys file and how often its checkpoints are made (docs/audit.md). */
+  readonly audit: AuditConfig
   /** PURGE_INTERVAL_SECONDS, PURGE_BATCH_SIZE: how often the purger sweeps, and how many jobs one sweep purges at most. */
   readonly purge: { readonly intervalSeconds: number; readonly batchSize: number }
 }
@@ -188,6 +196,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       concurrency: Math.max(1, int(env.WEBHOOK_CONCURRENCY, 32, 'WEBHOOK_CONCURRENCY')),
       endpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 16, 'WEBHOOK_ENDPOINT_CONCURRENCY')),
       pollMs: Math.max(10, int(env.WEBHOOK_POLL_MS, 500, 'WEBHOOK_POLL_MS')),
+    },
+    audit: {
+      keysFile: resolve(env.AUDIT_KEYS_FILE || join(dataDir, 'audit-keys.json')),
+      checkpointEvery: Math.max(1, int(env.AUDIT_CHECKPOINT_EVERY, 1000, 'AUDIT_CHECKPOINT_EVERY')),
+      checkpointIntervalSeconds: Math.max(1, int(env.AUDIT_CHECKPOINT_INTERVAL_SECONDS, 3600, 'AUDIT_CHECKPOINT_INTERVAL_SECONDS')),
     },
     purge: {
       intervalSeconds: Math.max(1, int(env.PURGE_INTERVAL_SECONDS, 300, 'PURGE_INTERVAL_SECONDS')),

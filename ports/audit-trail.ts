@@ -1,4 +1,6 @@
 import { Context, type Effect } from 'effect'
+import type { ExportRecord } from '../domain/audit-chain.js'
+import type { Unavailable } from '../domain/errors.js'
 import type { StoreUnavailable } from './event-store.js'
 
 /** One entry of an organization's audit trail: one recorded event, who caused it and its fields without secrets. */
@@ -31,9 +33,13 @@ export interface AuditTrailService {
   /** One page (1-based) of the entries matching `filter`, newest first, and how many match in all. */
   readonly page: (orgId: string, page: number, perPage: number, filter: AuditFilter) =>
     Effect.Effect<{ readonly items: readonly AuditEntry[]; readonly total: number }, StoreUnavailable>
-  /** At most `limit` entries matching `filter` after position `afterPosition`, oldest first (a keyset walk). */
-  readonly after: (orgId: string, filter: AuditFilter, afterPosition: number, limit: number) =>
-    Effect.Effect<readonly AuditEntry[], StoreUnavailable>
+  /**
+   * The export's records: at most `limit` events of the organization's audit chain matching `filter` after position
+   * `afterPosition`, oldest first (a keyset walk), each with its link as stored when it was appended (never computed again). Where the
+   * event store keeps no chain (EventStoreDB), Unavailable `audit_chain_not_kept`.
+   */
+  readonly records: (orgId: string, filter: AuditFilter, afterPosition: number, limit: number) =>
+    Effect.Effect<readonly ExportRecord[], StoreUnavailable | Unavailable>
 }
 
 export class AuditTrail extends Context.Tag('AuditTrail')<AuditTrail, AuditTrailService>() {}

@@ -1,4 +1,5 @@
 import { Effect } from 'effect'
+import { Unavailable } from '../domain/errors.js'
 import { AuditTrail, type AuditEntry, type AuditFilter, type AuditTrailService } from '../ports/audit-trail.js'
 import { DocumentStore, type Filter } from '../ports/document-store.js'
 import { AUDIT, type AuditEntryDoc } from './audit.js'
@@ -26,7 +27,8 @@ export const auditTrailOfReadModel = Effect.map(DocumentStore, (docs): AuditTrai
         ([items, total]) => ({ items, total }),
       )
     },
-    after: (orgId, filter, afterPosition, limit) => find({ ...whereOf(orgId, filter), position: { $gt: afterPosition } }, 'asc', 0, limit),
+    // The chain is made in the append's transaction, which only the SQLite event store offers (docs/audit.md).
+    records: () => Effect.fail(new Unavailable({ code: 'audit_chain_not_kept', message: 'this deployment\'s event store keeps no audit chain (see docs/audit.md)' })),
   }
 })
 
@@ -34,6 +36,6 @@ export const auditTrailOfReadModel = Effect.map(DocumentStore, (docs): AuditTrai
 export const auditPage = (orgId: string, page: number, perPage: number, filter: AuditFilter) =>
   Effect.flatMap(AuditTrail, (trail) => trail.page(orgId, page, perPage, filter))
 
-/** The audit entries after a position, oldest first (the export walks them with this keyset). */
-export const auditAfter = (orgId: string, filter: AuditFilter, afterPosition: number, limit: number) =>
-  Effect.flatMap(AuditTrail, (trail) => trail.after(orgId, filter, afterPosition, limit))
+/** The export's records after a position, oldest first, with their stored links (the export walks them with this keyset). */
+export const auditRecords = (orgId: string, filter: AuditFilter, afterPosition: number, limit: number) =>
+  Effect.flatMap(AuditTrail, (trail) => trail.records(orgId, filter, afterPosition, limit))

@@ -1,4 +1,5 @@
-import type { Category } from '../domain/streams.js'
+import { UNAUDITED_FIELDS } from '../domain/audit-chain.js'
+import { CATEGORIES, type Category } from '../domain/streams.js'
 import type { AuditEntry } from '../ports/audit-trail.js'
 import type { EventEnvelope } from '../ports/event-store.js'
 import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
@@ -8,11 +9,12 @@ export type AuditEntryDoc = Stored<Omit<AuditEntry, 'event_id'> & { readonly org
 
 export const AUDIT = collection<AuditEntryDoc>('audit')
 
-/** The categories whose events are the audit trail's entries. */
-export const AUDITED_CATEGORIES = ['org', 'job', 'user', 'webhook-endpoint', 'retention', 'hold'] as const satisfies readonly Category[]
-
-/** Fields that never enter the audit log (secrets and their hashes, bulky payloads). */
-const OMITTED = new Set(['_tag', 'key_hash', 'password_hash', 'token_hash', 'secret', 'spec', 'manifest', 'artifacts'])
+/**
+ * The categories whose events are the audit trail's entries: every category of an organization's streams (monitors,
+ * content monitors, scrapes, recipe runs as jobs, keys and plan changes as the organization's, webhooks, retention,
+ * holds, purges). Only the e-mail claims are left out: they belong to no organization.
+ */
+export const AUDITED_CATEGORIES: readonly Exclude<Category, 'email'>[] = CATEGORIES.filter((category): category is Exclude<Category, 'email'> => category !== 'email')
 
 /**
  * An event's fields as the audit log keeps them. A recipe run's record keeps its outcome, pages and credits but not its
@@ -22,7 +24,7 @@ const auditDetail = (event: object): Record<string, unknown> => {
   // A loop rather than entries/filter/map: replay builds one per event, and the intermediate arrays were most of it.
   const detail: Record<string, unknown> = {}
   for (const [field, value] of Object.entries(event)) {
-    if (OMITTED.has(field)) continue
+    if (UNAUDITED_FIELDS.has(field)) continue
     if (field !== 'recipe' || value === null || typeof value !== 'object') {
       detail[field] = value
       continue

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { currentTime } from '../../commands/clock.js'
-import { chainRecord, GENESIS_HASH } from '../../domain/audit-chain.js'
 import { setOrgIpAllowlist } from '../../commands/org-settings.js'
 import { fieldError, ValidationFailed } from '../../domain/errors.js'
 import { monthOf } from '../../domain/limits.js'
@@ -10,7 +9,7 @@ import { PLANS, type PlanName } from '../../domain/plans.js'
 import { isPlainObject, unknownFields } from '../../domain/validation.js'
 import { getOrg } from '../../projections/org-queries.js'
 import type { AuditFilter } from '../../ports/audit-trail.js'
-import { auditAfter, auditPage } from '../../projections/audit-queries.js'
+import { auditPage, auditRecords } from '../../projections/audit-queries.js'
 import type { OrgDoc } from '../../projections/orgs.js'
 import { admissionUsage } from '../../projections/usage-queries.js'
 import { principalOf, requireApiKey } from '../auth.js'
@@ -149,29 +148,25 @@ export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
   app.get('/v1/audit-log/export', {
     preHandler: requireApiKey(ctx, 'org.read'),
     schema: {
-      tags: ['org'], summary: 'Export the audit log as NDJSON, oldest first, hash-chained', security,
-      description: 'One JSON record per line (`application/x-ndjson`), in log order, with the same filters as the listing. Each record carries `prev_hash` (the previous record\'s `hash`; 64 zeros for the first) and `hash`, the SHA-256 of the record without `hash` serialized as JSON with keys sorted at every depth. `npm run --silent cli -- audit verify FILE` checks an export and names the first broken record.',
+      tags: ['org'], summary: 'Export the audit log as NDJSON, oldest first, with its keyed chain', security,
+      description: 'One JSON record per line (`application/x-ndjson`), in log order, with the same filters as the listing: the stored event (`event_id`, `position`, `stream`, `revision`, `type`, `org_id`, `occurred_at`, `metadata` with the actor, and `detail`, its fields, where a secret, a job spec or a bulky payload is replaced by `sha256:` and the SHA-256 of its JSON) and `chain`, the organization chain\'s link made when the event was appended: `key_id`, `prev` (the previous link\'s `mac`; 64 zeros for the first) and `mac`, an HMAC-SHA256 with the operator\'s key. The links are read as stored, never computed again. An operator checks an unfiltered export with `npm run --silent cli -- audit verify FILE` (keys and signed checkpoints; docs/audit.md). 503 `audit_chain_not_kept` where the event store keeps no chain (EventStoreDB).',
       querystring: { type: 'object', additionalProperties: false, properties: auditQuery },
       response: {
         200: { description: 'NDJSON audit records.', content: { 'application/x-ndjson': { schema: { type: 'string' } } } },
-        ...errors(401, 403, 422),
+        ...errors(401, 403, 422, 503),
       },
     },
   }, async (request, reply) => {
     const orgId = principalOf(request).org_id
     const filter = filterOf(request.query as AuditFilter)
     const run = ctx.run
+    // The first batch is read before answering, so a store without a chain answers 503 rather than a broken stream.
+    const first = await run(auditRecords(orgId, filter, -1, EXPORT_BATCH))
     async function* lines () {
-      let prev = GENESIS_HASH
-      for (let after = -1; ;) {
-        const batch = await run(auditAfter(orgId, filter, after, EXPORT_BATCH))
-        for (const entry of batch) {
-          const record = chainRecord(entry, prev)
-          prev = record.hash
-          yield `${JSON.stringify(record)}\n`
-        }
+      for (let batch = first; ;) {
+        for (const record of batch) yield `${JSON.stringify(record)}\n`
         if (batch.length < EXPORT_BATCH) return
-        after = batch[batch.length - 1]!.position
+        batch = await run(auditRecords(orgId, filter, batch[batch.length - 1]!.position, EXPORT_BATCH))
       }
     }
     return reply.header('content-type', 'application/x-ndjson; charset=utf-8').send(Readable.from(lines()))

@@ -1,13 +1,15 @@
 import type Database from 'better-sqlite3'
 import { Effect } from 'effect'
+import { sealedBody } from '../../domain/audit-chain.js'
 import { decodeStored, eventTypesOf } from '../../domain/events.js'
 import type { AuditEntry, AuditFilter, AuditTrailService } from '../../ports/audit-trail.js'
 import { StoreUnavailable } from '../../ports/event-store.js'
 import { preparedStatements } from './database.js'
 import { AUDITED_CATEGORIES, auditFields } from '../../projections/audit.js'
+import { ensureAuditChainTables, storedEventOf } from './audit-chain.js'
 
 interface Row {
-  position: number; event_id: string; stream: string; type: string; org_id: string; occurred_at: string; data: string; metadata: string
+  position: number; event_id: string; stream: string; revision: number; type: string; org_id: string; occurred_at: string; data: string; metadata: string
 }
 
 /** Prepared statement shapes kept: one per combination of filters and query (a few dozen at most). */
@@ -18,17 +20,19 @@ const MAX_PREPARED = 64
  * audited categories is an entry, built as the audit projection builds its documents (auditFields), so the answers
  * equal those of its read model (projections/audit-queries.ts), which the scale-out profile keeps instead. The log
  * holds each organization's events under an index on (org_id, position), so no document is written per event and a
- * replay has no audit trail to rebuild.
+ * replay has no audit trail to rebuild. The export's records join each event with its organization chain's link
+ * (infra/sqlite/audit-chain.ts).
  */
 export const makeSqliteAuditTrail = (db: Database.Database): AuditTrailService => {
   db.exec('create index if not exists events_by_org on events (org_id, position)')
+  ensureAuditChainTables(db)
   // Types are unique across categories (the event union is told apart by type), so the audited categories' types
   // select their streams' events; a type this version does not know is left out, as the projection skips it.
   const audited = AUDITED_CATEGORIES.flatMap((category) => [...eventTypesOf(category)])
   const auditedTypes = `type in (${audited.map((type) => `'${type}'`).join(', ')})`
   const statement = preparedStatements(db, MAX_PREPARED)
   const where = (orgId: string, filter: AuditFilter) => {
-    const parts = ['org_id = ?', auditedTypes]
+    const parts = ['events.org_id = ?', auditedTypes]
     const params: unknown[] = [orgId]
     if (filter.type !== undefined) { parts.push('type = ?'); params.push(filter.type) }
     if (filter.actor !== undefined) { parts.push(`json_extract(metadata, '$.actor') = ?`); params.push(filter.actor) }
@@ -51,9 +55,12 @@ export const makeSqliteAuditTrail = (db: Database.Database): AuditTrailService =
       const total = (statement(`select count(*) as n from events where ${sql}`).get(...params) as { n: number }).n
       return { items: entries(rows), total }
     }),
-    after: (orgId, filter, afterPosition, limit) => attempt(() => {
+    records: (orgId, filter, afterPosition, limit) => attempt(() => {
       const { sql, params } = where(orgId, filter)
-      return entries(statement(`select * from events where ${sql} and position > ? order by position limit ?`).all(...params, afterPosition, limit) as Row[])
+      const rows = statement(`select events.*, key_id, org_prev, org_mac from events join audit_chain using (position)
+        where ${sql} and audit_chain.org_id = events.org_id and events.position > ? order by events.position limit ?`)
+        .all(...params, afterPosition, limit) as (Row & { key_id: string; org_prev: string; org_mac: string })[]
+      return rows.map((row) => ({ ...sealedBody(storedEventOf(row)), chain: { key_id: row.key_id, prev: row.org_prev, mac: row.org_mac } }))
     }),
   }
 }

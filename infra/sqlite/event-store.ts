@@ -38,8 +38,14 @@ const toRecorded = (row: Row): RecordedEvent => ({
   org_id: row.org_id, occurred_at: row.occurred_at, data: JSON.parse(row.data), metadata: JSON.parse(row.metadata),
 })
 
-/** An append's result plus what the log tail needs: the log's last position before it and the rows it wrote. */
-type Appended = AppendResult & { readonly previousPosition: number; readonly rows: readonly Row[] }
+/** An append's result plus what the log tail needs: the log's last position before it and the events it wrote. */
+type Appended = AppendResult & { readonly previousPosition: number; readonly recorded: readonly RecordedEvent[] }
+
+/**
+ * Work done inside each append's write transaction with the events it recorded (the audit chain's links), and once at
+ * opening with none; what it throws undoes the append.
+ */
+export type WithinAppend = (db: Database.Database) => (recorded: readonly RecordedEvent[]) => void
 
 /** Events the log tail keeps in memory for the process's subscribers. */
 const TAIL_CAPACITY = 4096
@@ -56,9 +62,11 @@ export interface SqliteEventStore extends EventStoreService {
   readonly readStreamNow: NonNullable<EventStoreService['readStreamNow']>
 }
 
-export const makeSqliteEventStore = (file: string): SqliteEventStore => {
+export const makeSqliteEventStore = (file: string, withinAppend?: WithinAppend): SqliteEventStore => {
   const db = openDatabase(file)
   db.exec(SCHEMA)
+  const inAppend = withinAppend?.(db)
+  if (inAppend) db.transaction(() => inAppend([])).immediate()
   const appended = new EventEmitter()
   appended.setMaxListeners(0)
   const streamHead = db.prepare<[string], { revision: number; position: number }>('select revision, position from events where stream = ? order by revision desc limit 1')
@@ -111,7 +119,7 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
      */
     const alreadyAppended = (): Appended | null => {
       const duplicate = events.length > 0 ? byEventId.get(events[0]!.event_id) : undefined
-      return duplicate && duplicate.stream === stream && head ? { revision: head.revision, position: head.position, previousPosition: head.position, rows: [] } : null
+      return duplicate && duplicate.stream === stream && head ? { revision: head.revision, position: head.position, previousPosition: head.position, recorded: [] } : null
     }
     const actual = head ? head.revision : 'no_stream'
     const matches = expected === 'any' || (expected === 'no_stream' ? !head : head?.revision === expected)
@@ -139,16 +147,18 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
     // Positions are consecutive (autoincrement, whose counter a rollback restores; events are never deleted), so the
     // log's last position before this append is the one before its first event.
     const previousPosition = rows.length > 0 ? rows[0]!.position - 1 : position
-    return { revision, position, previousPosition, rows }
+    const recorded = rows.map((row) => deepFreeze(toRecorded(row)))
+    inAppend?.(recorded)
+    return { revision, position, previousPosition, recorded }
   })
 
   const appendNow = (stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
     const result = storeWorkNow(() => appendTx.immediate(stream, events, expected))
     // Committed: the process's subscribers and later reads of the stream get these events from memory, as the file would answer them.
-    if (result.rows.length > 0) {
-      const recorded = result.rows.map((row) => deepFreeze(toRecorded(row)))
-      if (!tail.appended(result.rows[0]!.position, result.previousPosition, () => recorded)) appendNotInTail = true
-      streams.appended(stream, result.rows[0]!.revision - 1, recorded)
+    const { recorded } = result
+    if (recorded.length > 0) {
+      if (!tail.appended(recorded[0]!.position, result.previousPosition, () => recorded)) appendNotInTail = true
+      streams.appended(stream, recorded[0]!.revision - 1, recorded)
     }
     appended.emit('append')
     return { revision: result.revision, position: result.position }
@@ -170,5 +180,5 @@ export const makeSqliteEventStore = (file: string): SqliteEventStore => {
 }
 
 /** The store for the lifetime of a scope, its log checkpointed off the thread: its file is closed when the scope closes. */
-export const sqliteEventStore = (file: string, log: CheckpointLog): Effect.Effect<SqliteEventStore, never, Scope.Scope> =>
-  scopedWithCheckpointsOffThread(() => makeSqliteEventStore(file), log)
+export const sqliteEventStore = (file: string, log: CheckpointLog, withinAppend?: WithinAppend): Effect.Effect<SqliteEventStore, never, Scope.Scope> =>
+  scopedWithCheckpointsOffThread(() => makeSqliteEventStore(file, withinAppend), log)

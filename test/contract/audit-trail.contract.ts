@@ -130,7 +130,6 @@ export const auditTrailContract = (t: Test, name: string, make: () => Promise<Au
       t.ok(other.items.every((entry) => entry.detail.org_id === ORG_B), 'only B\'s')
       t.equal(other.total, 2)
       t.same(await run(trail.page(randomUUID(), 1, 100, {})), { items: [], total: 0 }, 'an unknown organization has none')
-      t.same(await run(trail.after(ORG_B, {}, -1, 100)), [...other.items].reverse(), 'the export of B')
     })
 
     t.test('filters: type, actor and an inclusive time range', async (t) => {
@@ -142,15 +141,6 @@ export const auditTrailContract = (t: Test, name: string, make: () => Promise<Au
       t.same([types(range.items), range.total], [['JobRequested', 'ApiKeyCreated'], 2], 'both ends included')
       const none = await run(trail.page(ORG_A, 1, 100, { type: 'EmailClaimed' }))
       t.same(none, { items: [], total: 0 }, 'a type of a stream the audit trail leaves out')
-      t.same(types(await run(trail.after(ORG_A, { actor: 'cli', type: 'OrgCreated' }, -1, 100))), ['OrgCreated'], 'filters combine')
-    })
-
-    t.test('after a position: oldest first, at most the limit, a keyset walk of the same entries', async (t) => {
-      const first = await run(trail.after(ORG_A, {}, -1, 3))
-      t.same(types(first), ['OrgCreated', 'ApiKeyCreated', 'JobRequested'])
-      const rest = await run(trail.after(ORG_A, {}, first.at(-1)!.position, 3))
-      t.same(types(rest), ['JobStarted'])
-      t.same([...first, ...rest], [...all.items].reverse(), 'the same entries as the pages')
-      t.same(await run(trail.after(ORG_A, {}, rest[0]!.position, 3)), [], 'nothing after the last')
+      t.same(types((await run(trail.page(ORG_A, 1, 100, { actor: 'cli', type: 'OrgCreated' }))).items), ['OrgCreated'], 'filters combine')
     })
   })

@@ -175,25 +175,26 @@ t.test('the audit export verifies with cli audit verify; a changed or removed re
   const lines = text.trim().split('\n')
   const listed = await svc.api('GET', '/v1/audit-log?per_page=1', { key: a.key })
   t.equal(lines.length, listed.body.total, 'one record per audit entry')
-  const records = lines.map((line) => JSON.parse(line) as { event_id: string; type: string; hash: string })
+  const records = lines.map((line) => JSON.parse(line) as { event_id: string; type: string; chain: { mac: string } })
   t.same(new Set(records.map((r) => r.type).filter((type) => ['JobPurged', 'LegalHoldReleased', 'RetentionPolicySet'].includes(type))), new Set(['JobPurged', 'LegalHoldReleased', 'RetentionPolicySet']))
   t.notOk(text.includes(ofB.job_id), "no record of another organization's job")
 
   const file = join(dataDir, 'audit.ndjson')
   writeFileSync(file, text)
   const verified = await runCli(cliEnv, ['audit', 'verify', file])
-  t.same(verified, { ok: true, records: lines.length, last_hash: records[records.length - 1]!.hash }, 'the whole export verifies')
+  t.match(verified, { ok: true, records: lines.length, org_id: a.org_id, last_mac: records[records.length - 1]!.chain.mac }, 'the whole export verifies')
+  t.match(await runCli(cliEnv, ['audit', 'verify']), { ok: true }, 'and so does the event store')
 
-  // Change one field of one record in the middle: that record is named, and the exit code is 1.
+  // Change the actor of one record in the middle: that record is named, and the exit code is 1.
   const victim = Math.floor(lines.length / 2)
-  const changed = JSON.parse(lines[victim]!) as { actor: string }
-  changed.actor = 'someone-else'
+  const changed = JSON.parse(lines[victim]!) as { metadata: { actor: string } }
+  changed.metadata.actor = 'someone-else'
   const tampered = [...lines]
   tampered[victim] = JSON.stringify(changed)
   writeFileSync(file, `${tampered.join('\n')}\n`)
   const broken = await runCliRaw(cliEnv, ['audit', 'verify', file])
   t.equal(broken.code, 1, 'a changed record fails verification')
-  t.match(JSON.parse(broken.stdout), { ok: false, line: victim + 1, event_id: records[victim]!.event_id, records: victim, reason: /record was changed/ })
+  t.match(JSON.parse(broken.stdout), { ok: false, line: victim + 1, event_id: records[victim]!.event_id, records: victim, reason: /the record was changed/ })
 
   // Remove one record: the record after the gap is named.
   writeFileSync(file, `${lines.filter((_, i) => i !== victim).join('\n')}\n`)

@@ -74,6 +74,12 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
 const byId = (docs: readonly Doc[], id: string) => docs.find((d) => d._id === id)
 
 const expectations: Readonly<Record<string, (t: Test, documents: Documents) => void>> = {
+  'projection.audit': (t, { audit }) => {
+    const types = audit!.map((entry) => entry.type)
+    for (const type of ['ContentMonitorCreated', 'ContentMonitorUpdated', 'ContentMonitorRunFinished', 'ContentMonitorAutoDisabled']) t.ok(types.includes(type), `${type} is in the audit trail`)
+    t.match(audit!.find((entry) => entry.type === 'ContentMonitorUpdated'), { org_id: ORG, actor: 'scheduler', detail: { monitor_id: 'cm1', name: 'Widget price' } })
+    t.notOk(JSON.stringify(audit).includes('Price: 1'), 'no page snapshot (scraped content)')
+  },
   'projection.content-monitors': (t, { content_monitors, content_monitor_runs }) => {
     t.match(byId(content_monitors!, 'cm1'), {
       user_id: USER, name: 'Widget price', search: 'widget price\nhttps://example.com/price', status: 'active', frequency_minutes: 15,

@@ -54,5 +54,11 @@ export const spec: ProjectionSpecFile = {
       t.match(byId(monitor_runs!, 'r4'), { status: 'blocked', detail: 'forbidden (HTTP 403)' })
       t.notOk(byId(monitor_runs!, 'r3'), 'a skipped fire is no run')
     },
+    'projection.audit': (t: Test, { audit }: Documents) => {
+      const types = audit!.map((entry) => entry.type)
+      for (const type of ['MonitorCreated', 'MonitorRunFired', 'MonitorRunCompleted', 'MonitorPaused', 'MonitorResumed']) t.ok(types.includes(type), `${type} is in the audit trail`)
+      t.match(audit!.find((entry) => entry.type === 'MonitorPaused'), { org_id: ORG, actor: 'scheduler', detail: { monitor_id: 'm2', reason: 'user' } })
+      t.notOk(JSON.stringify(audit).includes('"job":'), 'no monitor job spec (it may hold proxy credentials)')
+    },
   },
 }

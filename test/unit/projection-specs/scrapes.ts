@@ -56,6 +56,11 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
 const byId = (docs: readonly Doc[], id: string) => docs.find((d) => d._id === id)
 
 const expectations: Readonly<Record<string, (t: Test, documents: Documents) => void>> = {
+  'projection.audit': (t, { audit }) => {
+    t.equal(audit!.filter((entry) => entry.type === 'ScrapeRequested').length, 6, 'every scrape requested')
+    t.match(audit!.find((entry) => entry.type === 'ScrapeRequested' && (entry.detail as { scrape_id: string }).scrape_id === 's1'), { org_id: ORG, actor: `user:${USER}`, detail: { backend: 'playwright' } })
+    t.match(audit!.find((entry) => entry.type === 'JobPurged'), { org_id: ORG, detail: { job_id: 's6', reason: 'retention_expired' } })
+  },
   'projection.scrapes': (t, { scrapes, scrapes_purged_jobs }) => {
     t.same(scrapes!.map((s) => [s._id, s.status]), [['s1', 'succeeded'], ['s2', 'failed'], ['s3', 'failed'], ['s4', 'failed'], ['s5', 'pending']],
       'a scrape whose job was purged is gone, whatever order the streams arrive in')

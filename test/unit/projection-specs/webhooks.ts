@@ -79,6 +79,17 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
 const byId = (docs: readonly Doc[], id: string) => docs.find((d) => d._id === id)
 
 const expectations: Readonly<Record<string, (t: Test, documents: Documents) => void>> = {
+  'projection.audit': (t, { audit }) => {
+    const types = audit!.map((entry) => entry.type)
+    for (const type of ['WebhookEndpointCreated', 'WebhookSecretRotated', 'WebhookDeliveryScheduled', 'WebhookDeliveryAttempted', 'WebhookDeliveryReplayRequested', 'WebhookEndpointDisabled']) {
+      t.ok(types.includes(type), `${type} is in the audit trail`)
+    }
+    t.match(audit!.find((entry) => entry.type === 'WebhookEndpointDisabled'), { actor: 'webhook-dispatcher', detail: { endpoint_id: 'e2', reason: 'gone' } })
+    const text = JSON.stringify(audit)
+    for (const secret of SECRETS) t.notOk(text.includes(secret), 'no signing secret')
+    t.notOk(text.includes('answer 1'), 'no response excerpt')
+    t.notOk(audit!.some((entry) => 'body' in (entry.detail as object)), 'no delivery body')
+  },
   'projection.webhooks': (t, { webhook_endpoints, webhook_deliveries }) => {
     t.match(byId(webhook_endpoints!, 'e1'), {
       org_id: ORG, url: 'https://hooks.example.com/a', enabled_events: ['job.succeeded', 'job.failed'], description: null,
