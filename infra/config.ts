@@ -23,7 +23,15 @@ export interface Config {
   readonly artifactUrlTtlSeconds: number
   /** RESULT_WAIT_MAX_SECONDS: the longest `GET /v1/jobs/{id}/result?wait=` may hold a request (keep it under any proxy's idle timeout). */
   readonly resultWaitMaxSeconds: number
+  /** FETCHER_CONCURRENCY: light jobs one fetcher process runs at once (its fetch slots). */
   readonly fetcherConcurrency: number
+  /**
+   * FETCHER_ORG_CONCURRENCY: slots of one tier (fetch slots, a browser tier's contexts) one organization holds at once;
+   * unset, all of a pool of two and all but a quarter of a larger one (docs/fair-queueing.md).
+   */
+  readonly fetcherOrgConcurrency: number | null
+  /** FETCHER_LOOKAHEAD: requested jobs a fetcher takes in at once and queues by organization (1024). */
+  readonly fetcherLookahead: number
   readonly roles: readonly Role[]
   readonly logLevel: string
   readonly workerId: string
@@ -170,6 +178,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     artifactUrlTtlSeconds: int(env.ARTIFACT_URL_TTL_SECONDS, 300, 'ARTIFACT_URL_TTL_SECONDS'),
     resultWaitMaxSeconds: Math.min(300, Math.max(1, int(env.RESULT_WAIT_MAX_SECONDS, 60, 'RESULT_WAIT_MAX_SECONDS'))),
     fetcherConcurrency: Math.max(1, int(env.FETCHER_CONCURRENCY, 16, 'FETCHER_CONCURRENCY')),
+    fetcherOrgConcurrency: env.FETCHER_ORG_CONCURRENCY ? Math.max(1, int(env.FETCHER_ORG_CONCURRENCY, 1, 'FETCHER_ORG_CONCURRENCY')) : null,
+    fetcherLookahead: Math.max(1, int(env.FETCHER_LOOKAHEAD, 1024, 'FETCHER_LOOKAHEAD')),
     roles: parseRoles(env.ROLES),
     logLevel: env.LOG_LEVEL ?? 'info',
     workerId: env.WORKER_ID ?? `${process.pid}`,

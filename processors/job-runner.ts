@@ -7,6 +7,7 @@ import { STREAMS } from '../domain/streams.js'
 import type { JobType } from '../domain/job/spec.js'
 import type { ArtifactRecord } from '../domain/job/events.js'
 import { failure, type Engine, type EngineArtifact } from '../fetchers/engine.js'
+import { FairLanes, type FairLanesLimits } from '../fetchers/fair-lanes.js'
 import { jobManifest, jobTiming } from '../fetchers/manifest.js'
 import { BlobStore, type BlobStoreService, type StoredBlob } from '../ports/blob-store.js'
 import type { ClockService } from '../ports/clock.js'
@@ -33,6 +34,12 @@ export interface JobRunnerOptions {
   readonly events?: EventStoreService
   /** Optional: the blob store `run` provides, so one that writes small blobs at once stores a page without an effect run. */
   readonly blobs?: BlobStoreService
+  /**
+   * Optional: the slots of each tier (fetch slots of the light tier, browser contexts of the others), shared by
+   * organizations in lanes served round-robin (docs/fair-queueing.md); a job waits queued for its organization's turn.
+   * A tier not named runs its jobs as they come.
+   */
+  readonly slots?: Partial<Record<JobType, FairLanesLimits>>
 }
 
 export const artifactKey = (orgId: string, jobId: string, artifactId: string) => `jobs/${orgId}/${jobId}/${artifactId}`
@@ -66,6 +73,7 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
   })
 
   const now = () => options.clock.now().toISOString()
+  const lanes = new Map(Object.entries(options.slots ?? {}).map(([tier, limits]) => [tier, new FairLanes(limits)]))
 
   /**
    * What a job's state asks of this fetcher: null when there is nothing to run (an unknown or finished job); `engine`
@@ -205,7 +213,11 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
       types: ['JobRequested'],
       log: options.log,
       handle: async (event, envelope) => {
-        if (event._tag === 'JobRequested') await runJob(event.job_id, envelope)
+        if (event._tag !== 'JobRequested') return
+        const tier = lanes.get(event.spec.job_type)
+        // The job waits, queued, for its organization's turn at a slot of its tier: another organization's backlog
+        // is served alongside, not ahead of it.
+        await (tier ? tier.run(event.org_id, () => runJob(event.job_id, envelope), shutdown.signal) : runJob(event.job_id, envelope))
       },
     }),
     /** In-flight jobs stop; they are not checkpointed, so they run again after the restart. */
