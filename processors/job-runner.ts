@@ -94,7 +94,8 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
       const plan = planOf((yield* loadJob(jobId)).state)
       if (plan === null) return null
       const starting = runJobCommand(startCommand(jobId), plan.state.org_id, ctx(envelope))
-      yield* plan.engine ? starting : starting.pipe(Effect.catchTag('StateConflict', () => Effect.void))
+      const started = yield* plan.engine ? starting : starting.pipe(Effect.catchTag('StateConflict', () => Effect.succeed(null)))
+      if (started?.events.some((event) => event._tag === 'JobFailed')) return null
       return { ...plan, afterStart: undefined }
     })
 
@@ -116,6 +117,8 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
       state: started.right.events.reduce(jobDecider.evolve, known.state),
       last: { revision: started.right.revision, position: started.right.position },
     }
+    // Not started again but failed (a poison job: docs/poison-jobs.md).
+    if (afterStart.state.status === 'failed') return null
     return { ...plan, afterStart }
   }
 
