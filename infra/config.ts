@@ -85,6 +85,8 @@ export interface WebhookConfig {
   /** WEBHOOK_TIMEOUT_MS (10000): a receiver answering later has failed the attempt. */
   readonly timeoutMs: number
   readonly concurrency: number
+  /** WEBHOOK_ORG_CONCURRENCY (8): of those, deliveries of one organization at once, so its slow receivers leave slots for others. */
+  readonly orgConcurrency: number
   /** WEBHOOK_ENDPOINT_CONCURRENCY (16): deliveries to one endpoint sent at once, so one slow receiver cannot take every slot. */
   readonly endpointConcurrency: number
   readonly pollMs: number
@@ -196,6 +198,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       retryLadder: env.WEBHOOK_RETRY_SCHEDULE ? parseRetryLadder(env.WEBHOOK_RETRY_SCHEDULE) : DEFAULT_RETRY_LADDER,
       timeoutMs: Math.max(1, int(env.WEBHOOK_TIMEOUT_MS, 10_000, 'WEBHOOK_TIMEOUT_MS')),
       concurrency: Math.max(1, int(env.WEBHOOK_CONCURRENCY, 32, 'WEBHOOK_CONCURRENCY')),
+      orgConcurrency: Math.max(1, int(env.WEBHOOK_ORG_CONCURRENCY, 8, 'WEBHOOK_ORG_CONCURRENCY')),
       endpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 16, 'WEBHOOK_ENDPOINT_CONCURRENCY')),
       pollMs: Math.max(10, int(env.WEBHOOK_POLL_MS, 500, 'WEBHOOK_POLL_MS')),
     },
