@@ -5,6 +5,7 @@ import { STREAMS } from '../domain/streams.js'
 import { deliveryDecider, type AttemptResult, type DeliveryCommand } from '../domain/webhook/delivery-decider.js'
 import { endpointDecider, type EndpointChanges, type EndpointCommand } from '../domain/webhook/endpoint-decider.js'
 import type { EndpointRequest } from '../domain/webhook/endpoint-request.js'
+import { webhookEndpointQuotaDecider, type WebhookEndpointQuotaCommand } from '../domain/webhook/endpoint-quota.js'
 import type { WebhookDeliveryEvent, WebhookDeliveryScheduled, WebhookEndpointEvent } from '../domain/webhook/events.js'
 import { SECRET_PREFIX } from '../domain/webhook/signing.js'
 import { Clock } from '../ports/clock.js'
@@ -22,11 +23,19 @@ const onEndpoint = (orgId: string, command: EndpointCommand, ctx: Omit<CommandCo
 
 const checkUrl = (url: string, allowlist: Allowlist) => checkUrlResolution(new URL(url), allowlist, 'url', 'unsafe_url')
 
-/** Creates an endpoint; its signing secret is answered here and never again (the event holds it sealed). */
-export const createWebhookEndpoint = (input: { readonly org_id: string; readonly request: EndpointRequest; readonly allowlist: Allowlist; readonly metadata: EventMetadata }) =>
+const onQuota = (command: WebhookEndpointQuotaCommand, metadata: EventMetadata) =>
+  handle(webhookEndpointQuotaDecider, STREAMS['webhook-endpoint-quota'].stream(command.org_id), command, { org_id: command.org_id, metadata })
+
+/**
+ * Creates an endpoint; its signing secret is answered here and never again (the event holds it sealed). A place
+ * among the organization's endpoints is claimed first (422 webhook_endpoint_limit_reached when none is left);
+ * `existing` are the endpoints the read model shows.
+ */
+export const createWebhookEndpoint = (input: { readonly org_id: string; readonly request: EndpointRequest; readonly allowlist: Allowlist; readonly existing: readonly string[]; readonly metadata: EventMetadata }) =>
   Effect.gen(function* () {
     yield* checkUrl(input.request.url, input.allowlist)
     const endpointId = randomUUID()
+    yield* onQuota({ _tag: 'ClaimPlace', org_id: input.org_id, endpoint_id: endpointId, existing: input.existing, now: yield* now }, input.metadata)
     const secret = newSigningSecret()
     const handled = yield* onEndpoint(input.org_id, {
       _tag: 'CreateEndpoint', endpoint_id: endpointId, org_id: input.org_id, ...input.request, secret, now: yield* now,
@@ -51,8 +60,14 @@ export const rotateWebhookSecret = (input: { readonly org_id: string; readonly e
 export const requestWebhookPing = (input: { readonly org_id: string; readonly endpoint_id: string; readonly metadata: EventMetadata }) =>
   Effect.flatMap(now, (at) => onEndpoint(input.org_id, { _tag: 'RequestPing', endpoint_id: input.endpoint_id, org_id: input.org_id, now: at }, { metadata: input.metadata }))
 
+/** Deletes an endpoint, then frees its place among the organization's endpoints. */
 export const deleteWebhookEndpoint = (input: { readonly org_id: string; readonly endpoint_id: string; readonly metadata: EventMetadata }) =>
-  Effect.flatMap(now, (at) => onEndpoint(input.org_id, { _tag: 'DeleteEndpoint', endpoint_id: input.endpoint_id, org_id: input.org_id, now: at }, { metadata: input.metadata }))
+  Effect.gen(function* () {
+    const at = yield* now
+    const deleted = yield* onEndpoint(input.org_id, { _tag: 'DeleteEndpoint', endpoint_id: input.endpoint_id, org_id: input.org_id, now: at }, { metadata: input.metadata })
+    yield* onQuota({ _tag: 'ReleasePlace', org_id: input.org_id, endpoint_id: input.endpoint_id, now: at }, input.metadata)
+    return deleted
+  })
 
 /** The dispatcher's verdicts on an endpoint (disable, failing, recovered); `idSeed` makes a retried verdict append nothing new. */
 export const judgeWebhookEndpoint = (orgId: string, command: EndpointCommand, ctx: Omit<CommandContext, 'org_id'>) => onEndpoint(orgId, command, ctx)

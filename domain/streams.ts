@@ -7,6 +7,7 @@ import { ScrapeEvent } from './scrape/events.js'
 import { ContentMonitorEvent, ContentMonitorQuotaEvent } from './content-monitor/events.js'
 import { HoldEvent, RetentionEvent } from './retention/events.js'
 import { EmailClaimEvent, UserEvent } from './user/events.js'
+import { WebhookEndpointQuotaEvent } from './webhook/endpoint-quota.js'
 import { WebhookDeliveryEvent, WebhookEndpointEvent } from './webhook/events.js'
 
 /** One category of streams: its streams are named `<category>-<id>` and hold the events of one union. */
@@ -34,6 +35,8 @@ const CATALOGUE = [
   category('webhook-endpoint', WebhookEndpointEvent),
   /** `webhook-delivery-<id>`, the id derived from (endpoint, source event): one webhook event owed to one endpoint. */
   category('webhook-delivery', WebhookDeliveryEvent),
+  /** `webhook-endpoint-quota-<org>`: the organization's webhook endpoints, claimed with the expected revision (20 at most). */
+  category('webhook-endpoint-quota', WebhookEndpointQuotaEvent),
   /** `content-monitor-<id>`: an account-API content monitor and its runs (a run's job has the run's id). */
   category('content-monitor', ContentMonitorEvent),
   /** `content-monitor-quota-<user>`: the user's active content monitors, claimed with the expected revision (50 at most). */

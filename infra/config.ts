@@ -29,7 +29,15 @@ export interface Config {
   readonly artifactUrlTtlSeconds: number
   /** RESULT_WAIT_MAX_SECONDS: the longest `GET /v1/jobs/{id}/result?wait=` may hold a request (keep it under any proxy's idle timeout). */
   readonly resultWaitMaxSeconds: number
+  /** FETCHER_CONCURRENCY: light jobs one fetcher process runs at once (its fetch slots). */
   readonly fetcherConcurrency: number
+  /**
+   * FETCHER_ORG_CONCURRENCY: slots of one tier (fetch slots, a browser tier's contexts) one organization holds at once;
+   * unset, all of a pool of two and all but a quarter of a larger one (docs/fair-queueing.md).
+   */
+  readonly fetcherOrgConcurrency: number | null
+  /** FETCHER_LOOKAHEAD: requested jobs a fetcher takes in at once and queues by organization (1024). */
+  readonly fetcherLookahead: number
   readonly roles: readonly Role[]
   readonly logLevel: string
   readonly workerId: string
@@ -85,6 +93,8 @@ export interface WebhookConfig {
   /** WEBHOOK_TIMEOUT_MS (10000): a receiver answering later has failed the attempt. */
   readonly timeoutMs: number
   readonly concurrency: number
+  /** WEBHOOK_ORG_CONCURRENCY (8): of those, deliveries of one organization at once, so its slow receivers leave slots for others. */
+  readonly orgConcurrency: number
   /** WEBHOOK_ENDPOINT_CONCURRENCY (16): deliveries to one endpoint sent at once, so one slow receiver cannot take every slot. */
   readonly endpointConcurrency: number
   readonly pollMs: number
@@ -178,6 +188,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     artifactUrlTtlSeconds: int(env.ARTIFACT_URL_TTL_SECONDS, 300, 'ARTIFACT_URL_TTL_SECONDS'),
     resultWaitMaxSeconds: Math.min(300, Math.max(1, int(env.RESULT_WAIT_MAX_SECONDS, 60, 'RESULT_WAIT_MAX_SECONDS'))),
     fetcherConcurrency: Math.max(1, int(env.FETCHER_CONCURRENCY, 16, 'FETCHER_CONCURRENCY')),
+    fetcherOrgConcurrency: env.FETCHER_ORG_CONCURRENCY ? Math.max(1, int(env.FETCHER_ORG_CONCURRENCY, 1, 'FETCHER_ORG_CONCURRENCY')) : null,
+    fetcherLookahead: Math.max(1, int(env.FETCHER_LOOKAHEAD, 1024, 'FETCHER_LOOKAHEAD')),
     roles: parseRoles(env.ROLES),
     logLevel: env.LOG_LEVEL ?? 'info',
     workerId: env.WORKER_ID ?? `${process.pid}`,
@@ -194,6 +206,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       retryLadder: env.WEBHOOK_RETRY_SCHEDULE ? parseRetryLadder(env.WEBHOOK_RETRY_SCHEDULE) : DEFAULT_RETRY_LADDER,
       timeoutMs: Math.max(1, int(env.WEBHOOK_TIMEOUT_MS, 10_000, 'WEBHOOK_TIMEOUT_MS')),
       concurrency: Math.max(1, int(env.WEBHOOK_CONCURRENCY, 32, 'WEBHOOK_CONCURRENCY')),
+      orgConcurrency: Math.max(1, int(env.WEBHOOK_ORG_CONCURRENCY, 8, 'WEBHOOK_ORG_CONCURRENCY')),
       endpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 16, 'WEBHOOK_ENDPOINT_CONCURRENCY')),
       pollMs: Math.max(10, int(env.WEBHOOK_POLL_MS, 500, 'WEBHOOK_POLL_MS')),
     },

@@ -7,6 +7,7 @@ import { STREAMS } from '../domain/streams.js'
 import type { JobType } from '../domain/job/spec.js'
 import type { ArtifactRecord } from '../domain/job/events.js'
 import { failure, type Engine, type EngineArtifact } from '../fetchers/engine.js'
+import { FairLanes, type FairLanesLimits } from '../fetchers/fair-lanes.js'
 import { jobManifest, jobTiming } from '../fetchers/manifest.js'
 import { BlobStore, type BlobStoreService, type StoredBlob } from '../ports/blob-store.js'
 import type { ClockService } from '../ports/clock.js'
@@ -33,6 +34,12 @@ export interface JobRunnerOptions {
   readonly events?: EventStoreService
   /** Optional: the blob store `run` provides, so one that writes small blobs at once stores a page without an effect run. */
   readonly blobs?: BlobStoreService
+  /**
+   * Optional: the slots of each tier (fetch slots of the light tier, browser contexts of the others), shared by
+   * organizations in lanes served round-robin (docs/fair-queueing.md); a job waits queued for its organization's turn.
+   * A tier not named runs its jobs as they come.
+   */
+  readonly slots?: Partial<Record<JobType, FairLanesLimits>>
 }
 
 export const artifactKey = (orgId: string, jobId: string, artifactId: string) => `jobs/${orgId}/${jobId}/${artifactId}`
@@ -66,6 +73,7 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
   })
 
   const now = () => options.clock.now().toISOString()
+  const lanes = new Map(Object.entries(options.slots ?? {}).map(([tier, limits]) => [tier, new FairLanes(limits)]))
 
   /**
    * What a job's state asks of this fetcher: null when there is nothing to run (an unknown or finished job); `engine`
@@ -86,7 +94,8 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
       const plan = planOf((yield* loadJob(jobId)).state)
       if (plan === null) return null
       const starting = runJobCommand(startCommand(jobId), plan.state.org_id, ctx(envelope))
-      yield* plan.engine ? starting : starting.pipe(Effect.catchTag('StateConflict', () => Effect.void))
+      const started = yield* plan.engine ? starting : starting.pipe(Effect.catchTag('StateConflict', () => Effect.succeed(null)))
+      if (started?.events.some((event) => event._tag === 'JobFailed')) return null
       return { ...plan, afterStart: undefined }
     })
 
@@ -108,6 +117,8 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
       state: started.right.events.reduce(jobDecider.evolve, known.state),
       last: { revision: started.right.revision, position: started.right.position },
     }
+    // Not started again but failed (a poison job: docs/poison-jobs.md).
+    if (afterStart.state.status === 'failed') return null
     return { ...plan, afterStart }
   }
 
@@ -204,7 +215,11 @@ export const makeJobRunner = (options: JobRunnerOptions, run: Run<EventStore | B
       types: ['JobRequested'],
       log: options.log,
       handle: async (event, envelope) => {
-        if (event._tag === 'JobRequested') await runJob(event.job_id, envelope)
+        if (event._tag !== 'JobRequested') return
+        const tier = lanes.get(event.spec.job_type)
+        // The job waits, queued, for its organization's turn at a slot of its tier: another organization's backlog
+        // is served alongside, not ahead of it.
+        await (tier ? tier.run(event.org_id, () => runJob(event.job_id, envelope), shutdown.signal) : runJob(event.job_id, envelope))
       },
     }),
     /** In-flight jobs stop; they are not checkpointed, so they run again after the restart. */

@@ -9,6 +9,7 @@ import type { AttemptOutcome, SignedLink } from '../domain/webhook/events.js'
 import { nextAttemptAt, RETRY_WINDOW_MS, retryAfterMs } from '../domain/webhook/retry-ladder.js'
 import { signatureHeader } from '../domain/webhook/signing.js'
 import { postThroughGateway, type PostOutcome } from '../fetchers/egress/index.js'
+import { FairLanes } from '../fetchers/fair-lanes.js'
 import { BlobStore } from '../ports/blob-store.js'
 import { Clock } from '../ports/clock.js'
 import type { StoreUnavailable } from '../ports/event-store.js'
@@ -24,6 +25,11 @@ export interface WebhookDispatcherOptions<R> {
   readonly timeoutMs: number
   /** Deliveries sent at once. */
   readonly concurrency: number
+  /**
+   * Deliveries of one organization sent at once (within `concurrency`): each organization waits in a lane of its own,
+   * served round-robin, so one organization's slow receivers never hold every slot (docs/fair-queueing.md).
+   */
+  readonly orgConcurrency: number
   /** Deliveries to one endpoint sent at once (within `concurrency`). No order among one endpoint's events is kept. */
   readonly endpointConcurrency: number
   /** Lifetime of the signed links minted into a delivery at each attempt (a change's diff). */
@@ -50,6 +56,7 @@ export interface WebhookDispatcherOptions<R> {
 export interface DueDelivery {
   readonly delivery_id: string
   readonly endpoint_id: string
+  readonly org_id: string
 }
 
 /** Endpoint states kept by the dispatcher; past this many it starts afresh (they reload from their streams). */
@@ -183,14 +190,17 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
     }).pipe(Effect.catchAll((error) => Effect.sync(() => options.log(`webhook delivery ${deliveryId} could not be attempted now; it stays due`, error))))
 
   /**
-   * Starts what is due (at most `concurrency` sending at once, at most `endpointConcurrency` of them to one
-   * endpoint), then waits for a hint, the poll interval, or the earliest due instant by the clock. Never loops
+   * Starts what is due (at most `concurrency` sending at once, at most `orgConcurrency` of them for one organization,
+   * free slots handed to the organizations' lanes in turn, at most `endpointConcurrency` to one endpoint), then waits for a hint, the poll interval, or the earliest due instant by the clock. Never loops
    * without waiting: the read model it asks may lag the log.
    */
   const loop = Effect.gen(function* () {
     const clock = yield* Clock
     const inFlight = new Set<string>()
-    const slots = yield* Effect.makeSemaphore(options.concurrency)
+    const slots = new FairLanes({ slots: options.concurrency, perKey: options.orgConcurrency })
+    // Waiting for the organization's turn stops with the fiber (the signal aborts the wait).
+    const inOrgSlot = <A, E, R2>(orgId: string, work: Effect.Effect<A, E, R2>) =>
+      Effect.flatMap(Effect.promise((signal) => slots.acquire(orgId, signal)), () => work.pipe(Effect.ensuring(Effect.sync(() => slots.release(orgId)))))
     const lanes = new Map<string, { readonly slots: Effect.Semaphore; users: number }>()
     const laneOf = (endpointId: string) => {
       const lane = lanes.get(endpointId) ?? { slots: Effect.unsafeMakeSemaphore(options.endpointConcurrency), users: 0 }
@@ -204,10 +214,10 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
       if (lane && --lane.users === 0) lanes.delete(endpointId)
     })
     // The endpoint's lane is taken before a shared slot, so deliveries queued behind a busy endpoint hold no slot.
-    const start = ({ delivery_id: id, endpoint_id: endpointId }: DueDelivery) => {
+    const start = ({ delivery_id: id, endpoint_id: endpointId, org_id: orgId }: DueDelivery) => {
       inFlight.add(id)
       const lane = laneOf(endpointId)
-      return Effect.fork(lane.slots.withPermits(1)(slots.withPermits(1)(attempt(id))).pipe(Effect.ensuring(leave(endpointId, id))))
+      return Effect.fork(lane.slots.withPermits(1)(inOrgSlot(orgId, attempt(id))).pipe(Effect.ensuring(leave(endpointId, id))))
     }
     for (;;) {
       const hinted = yield* Queue.takeAll(hints)

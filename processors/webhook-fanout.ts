@@ -94,7 +94,7 @@ export const makeWebhookFanout = <R>(options: WebhookFanoutOptions<R>, run: Run<
         ...(draft.signed_links ? { signed_links: draft.signed_links } : {}),
         source_event_id: envelope.event_id, scheduled_at: (yield* Clock).now().toISOString(),
       }, { metadata: { correlation_id: envelope.metadata.correlation_id, causation_id: envelope.event_id, actor: 'webhooks' } })
-      if (handled.events.length > 0) options.scheduled({ delivery_id: deliveryId, endpoint_id: endpointId })
+      if (handled.events.length > 0) options.scheduled({ delivery_id: deliveryId, endpoint_id: endpointId, org_id: envelope.org_id })
     })
 
   /**

@@ -75,7 +75,7 @@ export const webhookEndpointShown = (endpointId: string, position: number) =>
 /** Pending deliveries whose next attempt is due at `now`, oldest first. */
 export const dueWebhookDeliveries = (now: Date, limit: number) =>
   Effect.map(findDocs(WEBHOOK_DELIVERIES, { status: 'pending', next_attempt_at: { $lte: now.toISOString() } }, { sort: [['next_attempt_at', 'asc']], limit }),
-    (docs) => docs.map((doc) => ({ delivery_id: doc.delivery_id, endpoint_id: doc.endpoint_id })))
+    (docs) => docs.map((doc) => ({ delivery_id: doc.delivery_id, endpoint_id: doc.endpoint_id, org_id: doc.org_id })))
 
 /** When the earliest pending delivery is due; null when none is pending. */
 export const nextWebhookAttemptAt = Effect.map(

@@ -4,6 +4,7 @@ import {
 } from '../../commands/webhooks.js'
 import { MissingFields, ValidationFailed } from '../../domain/errors.js'
 import { MAX_DESCRIPTION_LENGTH, MAX_WEBHOOK_URL_LENGTH, validateEndpointChanges, validateEndpointRequest, type Checked } from '../../domain/webhook/endpoint-request.js'
+import { MAX_WEBHOOK_ENDPOINTS_PER_ORG } from '../../domain/webhook/endpoint-quota.js'
 import { SUBSCRIBABLE_KINDS } from '../../domain/webhook/kinds.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
 import { getWebhookDelivery, getWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints } from '../../projections/webhook-queries.js'
@@ -89,14 +90,15 @@ export const webhookRoutes = async (app: FastifyInstance, ctx: RouteContext) => 
     preHandler: manage,
     schema: {
       tags: ['webhooks'], summary: 'Create a webhook endpoint', security,
-      description: `Events of the kinds in \`enabled_events\` (${SUBSCRIBABLE_KINDS.map((k) => `\`${k}\``).join(', ')}) recorded from now on are POSTed to \`url\`, signed with the Standard Webhooks scheme (README, "Webhooks"). The signing secret is in this answer only. 400 \`missing_url\`, \`missing_enabled_events\`; 422 \`invalid_url\`, \`unsafe_url\` (a non-public destination, also when the host name resolves only to such addresses), \`invalid_enabled_events\`, \`invalid_description\`, \`unknown_field\`.`,
+      description: `Events of the kinds in \`enabled_events\` (${SUBSCRIBABLE_KINDS.map((k) => `\`${k}\``).join(', ')}) recorded from now on are POSTed to \`url\`, signed with the Standard Webhooks scheme (README, "Webhooks"). The signing secret is in this answer only. 400 \`missing_url\`, \`missing_enabled_events\`; 422 \`invalid_url\`, \`unsafe_url\` (a non-public destination, also when the host name resolves only to such addresses), \`invalid_enabled_events\`, \`invalid_description\`, \`unknown_field\`; 422 \`webhook_endpoint_limit_reached\` when the organization already has ${MAX_WEBHOOK_ENDPOINTS_PER_ORG} endpoints (every event is sent once per subscribed endpoint; delete one first: docs/webhook-delivery-limits.md). A refused request creates nothing.`,
       body: { type: 'object', required: ['url', 'enabled_events'], additionalProperties: false, properties: BODY_PROPERTIES },
       response: { 201: WithSecretSchema, ...errors(400, 401, 403, 422) },
     },
   }, async (request, reply) => {
     const { org_id, metadata } = who(request)
     const body = checked(validateEndpointRequest(request.body, ctx.settings.ssrfAllowlist))
-    const created = await ctx.run(createWebhookEndpoint({ org_id, request: body, allowlist: ctx.settings.ssrfAllowlist, metadata }))
+    const existing = (await ctx.run(listWebhookEndpoints(org_id))).map((doc) => doc.endpoint_id)
+    const created = await ctx.run(createWebhookEndpoint({ org_id, request: body, allowlist: ctx.settings.ssrfAllowlist, existing, metadata }))
     return reply.code(201).send({ ...(await current(org_id, created.endpoint_id, created.position)), secret: created.secret })
   })
 

@@ -11,6 +11,7 @@ import {
 import type { JobSpec } from './spec.js'
 import { jobOrigins } from './origins.js'
 import type { JobOrigin } from './origin.js'
+import { INTERRUPTED_REASON, restartRefusal } from './restart.js'
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed'
 
@@ -19,6 +20,8 @@ export type JobState =
   | {
     readonly status: JobStatus; readonly job_id: string; readonly org_id: string; readonly spec: JobSpec; readonly origin: JobOrigin; readonly attempt: number
     readonly lifecycle: JobLifecycle
+    /** When the last attempt started (null while queued): a restart past its deadline is refused. */
+    readonly started_at: string | null
   }
 
 /** What retention, deletion requests and purges did to a job. */
@@ -100,9 +103,9 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
   evolve: (state, event) => {
     switch (event._tag) {
       case 'JobRequested':
-        return { status: 'queued', job_id: event.job_id, org_id: event.org_id, spec: event.spec, origin: event.origin, attempt: 0, lifecycle: NO_LIFECYCLE }
+        return { status: 'queued', job_id: event.job_id, org_id: event.org_id, spec: event.spec, origin: event.origin, attempt: 0, lifecycle: NO_LIFECYCLE, started_at: null }
       case 'JobStarted':
-        return state.status === 'none' ? state : { ...state, status: 'running', attempt: event.attempt }
+        return state.status === 'none' ? state : { ...state, status: 'running', attempt: event.attempt, started_at: event.started_at }
       case 'JobSucceeded':
         return state.status === 'none' ? state : { ...state, status: 'succeeded', lifecycle: { ...state.lifecycle, artifacts: event.artifacts } }
       case 'JobFailed':
@@ -131,9 +134,15 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState, JobError> = {
     if (command._tag === 'RequestJobDeletion' || command._tag === 'PurgeJob' || command._tag === 'RecordBlobDeleted') return decideLifecycle(command, state)
     if (finished(state)) return Either.left(new StateConflict({ code: 'job_finished', message: `job ${command.job_id} already finished` }))
     switch (command._tag) {
-      // A running job may be started again: its worker died before finishing (at-least-once processing).
-      case 'StartJob':
+      // A running job may be started again: its worker died before finishing (at-least-once processing), unless its
+      // attempts keep dying or its deadline passed meanwhile (a poison job): then it fails instead.
+      case 'StartJob': {
+        const refusal = state.status === 'running' ? restartRefusal(state, command.now) : null
+        if (refusal !== null) {
+          return Either.right(ended(state, new JobFailed({ job_id: command.job_id, failure_reason: INTERRUPTED_REASON, message: refusal, finished_at: command.now, origins: jobOrigins(state.origin), origin: state.origin }, CHECKED_WHEN_ENCODED)))
+        }
         return Either.right([new JobStarted({ job_id: command.job_id, attempt: state.attempt + 1, worker_id: command.worker_id, started_at: command.now }, CHECKED_WHEN_ENCODED)])
+      }
       case 'SucceedJob':
         if (state.status !== 'running') return Either.left(new StateConflict({ code: 'job_not_running', message: 'job is not running' }))
         return Either.right(ended(state, new JobSucceeded({

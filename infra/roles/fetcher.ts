@@ -4,6 +4,7 @@ import { SecretBox } from '../../domain/secret-box.js'
 import { startEgressGateway } from '../../fetchers/egress/index.js'
 import type { EgressLogEntry } from '../../fetchers/egress/types.js'
 import { closeRegexPool } from '../../fetchers/extraction/index.js'
+import { defaultPerKey } from '../../fetchers/fair-lanes.js'
 import { makeLightEngine } from '../../fetchers/light/engine.js'
 import { makeStandardEngine } from '../../fetchers/standard/engine.js'
 import { makeStealthEngine } from '../../fetchers/stealth/engine.js'
@@ -57,9 +58,14 @@ export const fetcherRole = (config: Config, logger: Logger) => Effect.gen(functi
     Object.fromEntries(browserTiers.flatMap((engine) => (engine.browsers ? [[engine.tier, read(engine.browsers())]] : [])))
   metrics.gauge('scrapeworks_browser_pool_size', 'Browser processes open in the pool, by tier', 'tier', byTier((b) => b.open))
   metrics.total('scrapeworks_browser_recycles', 'Browser processes retired for page count or memory growth, by tier', 'tier', byTier((b) => b.recycled))
-  const runner = makeJobRunner({ engines, workerId: config.workerId, log: logger.error, recipes: config.recipes, metrics, clock: yield* Clock, events: yield* EventStore, blobs: yield* BlobStore }, run)
+  const limits = (slots: number) => ({ slots, perKey: Math.min(slots, config.fetcherOrgConcurrency ?? defaultPerKey(slots)) })
+  const slots = { light: limits(config.fetcherConcurrency), standard: limits(config.browser.poolSize), stealth: limits(config.browser.poolSize) }
+  const runner = makeJobRunner({ engines, workerId: config.workerId, log: logger.error, recipes: config.recipes, metrics, clock: yield* Clock, events: yield* EventStore, blobs: yield* BlobStore, slots }, run)
+  // The subscription hands over far more jobs than run at once, so the slots see every organization's waiting jobs
+  // (a backlog of one does not hide another's job behind it), at least every slot's worth.
+  const lookahead = Math.max(config.fetcherLookahead, config.fetcherConcurrency + 2 * config.browser.poolSize)
   yield* Effect.acquireRelease(
-    eventLog.subscribe(subscriptionOf(runner, config.fetcherConcurrency), runner.handle),
+    eventLog.subscribe(subscriptionOf(runner, lookahead), runner.handle),
     // Abort first, so stopping does not wait for jobs to finish: an aborted job's event stays unhandled.
     (subscription) => Effect.promise(async () => {
       runner.abort()

@@ -32,14 +32,14 @@ const stored = (event: JobRequested | JobStarted | JobSucceeded | JobFailed) => 
 }
 
 t.test('stream names and Kafka topics derive from the catalogue', async (t) => {
-  t.same([...CATEGORIES], ['job', 'org', 'user', 'email', 'monitor', 'monitor-quota', 'scrape', 'webhook-endpoint', 'webhook-delivery', 'content-monitor', 'content-monitor-quota', 'retention', 'hold'])
+  t.same([...CATEGORIES], ['job', 'org', 'user', 'email', 'monitor', 'monitor-quota', 'scrape', 'webhook-endpoint', 'webhook-delivery', 'webhook-endpoint-quota', 'content-monitor', 'content-monitor-quota', 'retention', 'hold'])
   for (const category of CATEGORIES) {
     const stream = STREAMS[category].stream('0c9d6a58-2f7e-4e61-9d7e-0a1b2c3d4e5f')
     t.equal(streamCategory(stream), category, `${stream} is a ${category} stream`)
   }
   t.equal(streamCategory('job-abc-def'), 'job', 'ids may hold dashes')
   t.equal(streamCategory('contract-1'), 'contract', 'a stream outside the catalogue: what precedes its first dash')
-  t.same(KNOWN_CATEGORIES.map((c) => topicFor('scrapeworks', c)), ['scrapeworks.jobs', 'scrapeworks.orgs', 'scrapeworks.users', 'scrapeworks.emails', 'scrapeworks.monitors', 'scrapeworks.monitor-quotas', 'scrapeworks.scrapes', 'scrapeworks.webhook-endpoints', 'scrapeworks.webhook-deliveries', 'scrapeworks.content-monitors', 'scrapeworks.content-monitor-quotas', 'scrapeworks.retentions', 'scrapeworks.holds'],
+  t.same(KNOWN_CATEGORIES.map((c) => topicFor('scrapeworks', c)), ['scrapeworks.jobs', 'scrapeworks.orgs', 'scrapeworks.users', 'scrapeworks.emails', 'scrapeworks.monitors', 'scrapeworks.monitor-quotas', 'scrapeworks.scrapes', 'scrapeworks.webhook-endpoints', 'scrapeworks.webhook-deliveries', 'scrapeworks.webhook-endpoint-quotas', 'scrapeworks.content-monitors', 'scrapeworks.content-monitor-quotas', 'scrapeworks.retentions', 'scrapeworks.holds'],
     'the topic names of docs/kafka-topics.md')
 })
 

@@ -73,7 +73,7 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   await job('j3', OTHER_ORG)({ _tag: 'StartJob', worker_id: 'w1', now: at(9) })
   await user({ _tag: 'VerifyEmail', user_id: USER, token_hash: 'b'.repeat(64), now: at(10) })
   // The worker died: the job is started again, then succeeds in the next month (it is charged to June).
-  await job('j3', OTHER_ORG)({ _tag: 'StartJob', worker_id: 'w2', now: at(40) })
+  await job('j3', OTHER_ORG)({ _tag: 'StartJob', worker_id: 'w2', now: at(10) })
   await org(ORG)({ _tag: 'SetOrgIpAllowlist', org_id: ORG, ip_allowlist: ['203.0.113.0/24'], now: at(41) })
   await job('j4')(request(ORG, 'k2', 'light', 42))
   await job('j3', OTHER_ORG)({ _tag: 'SucceedJob', manifest: { http_status: 200 }, artifacts: [], now: '2024-06-01T00:00:05.000Z' })
