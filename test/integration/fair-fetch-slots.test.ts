@@ -29,7 +29,7 @@ t.test('one organization\'s 1,000 queued jobs do not hold back another organizat
   // Recorded straight on the log, as a burst of admitted jobs (monitor runs, a large plan) would be.
   for (let i = 0; i < HOSTILE_JOBS; i++) {
     await svc.run(handle(jobDecider, STREAMS.job.stream(`hostile-${i}`), {
-      _tag: 'RequestJob', job_id: `hostile-${i}`, org_id: hostile.org_id, api_key_id: null, spec: slow, now: new Date().toISOString(),
+      _tag: 'RequestJob', origin: { _tag: 'api' }, job_id: `hostile-${i}`, org_id: hostile.org_id, api_key_id: null, spec: slow, now: new Date().toISOString(),
     }, { org_id: hostile.org_id, metadata }))
   }
   const submitted = await svc.api('POST', '/v1/jobs', { key: victim.key, body: { job_type: 'light', target_url: `${site.origin}/page` } })

@@ -13,11 +13,11 @@ const spec = checked.spec
 const T0 = Date.parse('2024-05-01T12:00:00.000Z')
 const at = (ms: number) => new Date(T0 + ms).toISOString()
 
-const requested = new JobRequested({ job_id: 'j1', org_id: 'o1', api_key_id: null, spec, credit_weight: 1, requested_at: at(0) })
+const requested = new JobRequested({ job_id: 'j1', org_id: 'o1', api_key_id: null, spec, credit_weight: 1, requested_at: at(0), origin: { _tag: 'api' } })
 const started = (attempt: number, ms: number) => new JobStarted({ job_id: 'j1', attempt, worker_id: `w${attempt}`, started_at: at(ms) })
 const start = (ms: number): JobCommand => ({ _tag: 'StartJob', job_id: 'j1', worker_id: 'next', now: at(ms) })
 const interrupted = (ms: number, message: string) =>
-  new JobFailed({ job_id: 'j1', failure_reason: INTERRUPTED_REASON, message, finished_at: at(ms), origins: [] })
+  new JobFailed({ job_id: 'j1', failure_reason: INTERRUPTED_REASON, message, finished_at: at(ms), origins: ['api'], origin: { _tag: 'api' } })
 
 t.equal(MAX_JOB_STARTS, 3, 'the documented cap: three starts')
 // The deadline of an attempt: its timeout_ms (30 s here) and the grace.
