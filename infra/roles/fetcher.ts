@@ -3,7 +3,7 @@ import { openProxyPassword } from '../../domain/job/spec-secrets.js'
 import { SecretBox } from '../../domain/secret-box.js'
 import { startEgressGateway } from '../../fetchers/egress/index.js'
 import type { EgressLogEntry } from '../../fetchers/egress/types.js'
-import { closeRegexPool } from '../../fetchers/extraction/index.js'
+import { closeCpuPool } from '../../fetchers/workers/index.js'
 import { makeLightEngine } from '../../fetchers/light/engine.js'
 import { makeStandardEngine } from '../../fetchers/standard/engine.js'
 import { makeStealthEngine } from '../../fetchers/stealth/engine.js'
@@ -63,7 +63,7 @@ export const fetcherRole = (config: Config, logger: Logger) => Effect.gen(functi
     // Abort first, so stopping does not wait for jobs to finish: an aborted job's event stays unhandled.
     (subscription) => Effect.promise(async () => {
       runner.abort()
-      await closeRegexPool()
+      await closeCpuPool()
       await subscription.stop()
     }),
   )
