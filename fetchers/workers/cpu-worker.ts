@@ -6,9 +6,9 @@ import { parentPort } from 'node:worker_threads'
 import { runTask, type CpuTask } from './tasks.js'
 
 const port = parentPort!
-port.on('message', (message: { readonly id: number; readonly task: CpuTask }) => {
+port.on('message', async (message: { readonly id: number; readonly task: CpuTask }) => {
   try {
-    port.postMessage({ id: message.id, ok: true, value: runTask(message.task) })
+    port.postMessage({ id: message.id, ok: true, value: await runTask(message.task) })
   } catch (e) {
     port.postMessage({ id: message.id, ok: false, error: (e as Error)?.message ?? String(e) })
   }

@@ -91,6 +91,12 @@ export class FairWorkerPool {
     })
   }
 
+  /** Starts the workers and resolves once every one has loaded its code (service start-up, tests). */
+  async warm(): Promise<void> {
+    this.dispatch()
+    while (!this.closed && [...this.slots].some((s) => !s.ready)) await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+
   /** Tasks waiting and running, per organization (metrics, tests). */
   load(): { readonly queued: number; readonly running: number } {
     let queued = 0

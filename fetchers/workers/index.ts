@@ -22,6 +22,9 @@ const pool = (): FairWorkerPool => (shared ??= new FairWorkerPool())
 export const offThread = <K extends CpuTaskKind>(org: string, kind: K, input: CpuTasks[K]['input'], deadlineMs: number): Promise<PoolOutcome<CpuTasks[K]['output']>> =>
   pool().run(org, { kind, input }, deadlineMs)
 
+/** Starts the pool's workers ahead of the first task (a worker loads its code in a second or more). */
+export const warmCpuPool = (): Promise<void> => pool().warm()
+
 export async function closeCpuPool(): Promise<void> {
   const current = shared
   shared = undefined

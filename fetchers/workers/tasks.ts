@@ -6,7 +6,6 @@
 import { diffLines, type ContentDiff } from '../../domain/detection/diff.js'
 import { normalizeHtml, type Normalized } from '../../domain/detection/normalize.js'
 import type { ExtractionResult, ExtractionSpec } from '../../domain/extraction.js'
-import { readerMarkdown } from '../browser/reader.js'
 import { runExtraction, type PageInput } from '../extraction/index.js'
 import { selectNodes } from '../extraction/select.js'
 
@@ -27,7 +26,7 @@ export interface CpuTasks {
 export type CpuTaskKind = keyof CpuTasks
 export type CpuTask = { readonly [K in CpuTaskKind]: { readonly kind: K; readonly input: CpuTasks[K]['input'] } }[CpuTaskKind]
 
-const HANDLERS: { readonly [K in CpuTaskKind]: (input: CpuTasks[K]['input']) => CpuTasks[K]['output'] } = {
+const HANDLERS: { readonly [K in CpuTaskKind]: (input: CpuTasks[K]['input']) => CpuTasks[K]['output'] | Promise<CpuTasks[K]['output']> } = {
   extract: ({ spec, page }) => runExtraction(spec, page),
   normalize_html: ({ html, selector, ignoreSelectors }) => {
     try {
@@ -38,7 +37,8 @@ const HANDLERS: { readonly [K in CpuTaskKind]: (input: CpuTasks[K]['input']) => 
     }
   },
   diff: ({ before, after }) => diffLines(before, after),
-  reader: ({ html, url }) => readerMarkdown(html, url),
+  // Loaded on first use: Readability, linkedom and turndown would slow every worker's start for a rare artifact.
+  reader: async ({ html, url }) => (await import('../browser/reader.js')).readerMarkdown(html, url),
 }
 
-export const runTask = (task: CpuTask): unknown => (HANDLERS[task.kind] as (input: unknown) => unknown)(task.input)
+export const runTask = async (task: CpuTask): Promise<unknown> => (HANDLERS[task.kind] as (input: unknown) => unknown)(task.input)
