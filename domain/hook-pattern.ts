@@ -15,6 +15,9 @@ const FLAGS = RE2JS.MULTILINE | RE2JS.LOOKBEHINDS
 /** The compiled pattern; throws on a pattern RE2 cannot run. */
 export const compileHookPattern = (pattern: string): RE2JS => RE2JS.compile(RE2JS.translateRegExp(pattern), FLAGS)
 
+/** `\k<` after an even number of backslashes (an escape, not an escaped backslash followed by `k`). */
+const NAMED_BACKREFERENCE = /(?:^|[^\\])(?:\\\\)*\\k</
+
 export type PatternCheck =
   | { readonly ok: true; readonly groups: number }
   | { readonly ok: false; readonly code: 'invalid_pattern' | 'regex_unsupported'; readonly message: string }
@@ -25,6 +28,10 @@ export const checkHookPattern = (pattern: string): PatternCheck => {
     new RegExp(pattern, 'm') // compiling only (never matching): a syntax check
   } catch (e) {
     return { ok: false, code: 'invalid_pattern', message: `pattern does not compile: ${(e as Error).message}` }
+  }
+  // re2js's translation reads a named backreference `\k<name>` as the literal text `k<name>`: refused, not changed.
+  if (NAMED_BACKREFERENCE.test(pattern)) {
+    return { ok: false, code: 'regex_unsupported', message: 'patterns run with RE2 semantics (no backreferences or lookahead): \\k<name> is a backreference' }
   }
   try {
     return { ok: true, groups: compileHookPattern(pattern).groupCount() }

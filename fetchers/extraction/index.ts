@@ -34,6 +34,8 @@ export const JOB_SYNC_BUDGET_MS = 10_000
 const SYNC_RUNNERS = { css: runCss, jsonpath: runJsonPath, records: runRecords } as const
 
 function runHook(hook: ExtractionHook, page: PageContext, deadline: number, regex: RegexBudget): HookResult {
+  const refused = page.refusal()
+  if (refused) return failed(hook, refused.message)
   try {
     if (hook.type === 'regex') return regex.run(hook, page)
     const left = deadline - performance.now()

@@ -88,6 +88,11 @@ export class PageContext {
     return this.xpathView
   }
 
+  /** Why the page was refused, once a hook has found out (the job's other hooks report it too). */
+  refusal(): PageRefused | undefined {
+    return this.refused
+  }
+
   /** Prefixes an XML document declares, so `//dc:creator` works on feeds. */
   xmlPrefixes(): Record<string, string> {
     const $ = this.dom()

@@ -155,7 +155,7 @@ t.test('every error is collected, not only the first', async (t) => {
   const errors = errorsOf({
     hooks: [
       { hook_id: 'a', type: 'css', max_results: 0, all_matches: 'x' },
-      { hook_id: 'a', type: 'regex', pattern: '(a+)+', group: 9 },
+      { hook_id: 'a', type: 'regex', pattern: '(a+)\\1', group: 9 },
       'nope',
       { hook_id: 'c', type: 'records', container: 'li', fields: { x: { selector: '', transform: ['bogus'], required: 1 } } },
     ],
@@ -165,7 +165,7 @@ t.test('every error is collected, not only the first', async (t) => {
     ['extraction.hooks[0].all_matches', 'invalid_all_matches'],
     ['extraction.hooks[0].selector', 'missing_selector'],
     ['extraction.hooks[1].hook_id', 'duplicate_hook_id'],
-    ['extraction.hooks[1].pattern', 'invalid_pattern'],
+    ['extraction.hooks[1].pattern', 'regex_unsupported'],
     ['extraction.hooks[1].group', 'invalid_group'],
     ['extraction.hooks[2]', 'invalid_hook'],
     ['extraction.hooks[3].fields.x.selector', 'invalid_field_selector'],
