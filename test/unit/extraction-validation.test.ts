@@ -166,7 +166,6 @@ t.test('every error is collected, not only the first', async (t) => {
     ['extraction.hooks[0].selector', 'missing_selector'],
     ['extraction.hooks[1].hook_id', 'duplicate_hook_id'],
     ['extraction.hooks[1].pattern', 'regex_unsupported'],
-    ['extraction.hooks[1].group', 'invalid_group'],
     ['extraction.hooks[2]', 'invalid_hook'],
     ['extraction.hooks[3].fields.x.selector', 'invalid_field_selector'],
     ['extraction.hooks[3].fields.x.transform', 'invalid_transform'],
