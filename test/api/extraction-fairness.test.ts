@@ -27,7 +27,10 @@ const hostile = await svc.createOrg('pro')
 const victim = await svc.createOrg('pro')
 const HAS_SELECTOR = 'div div div div div div:has(div div div div)'
 
-/** Polls /healthz every 50 ms while `work` runs; answers the slowest answer's latency. */
+/**
+ * Polls /healthz every 50 ms while `work` runs; answers the slowest answer's latency. Bounds are loose (1 s): the
+ * in-process service shares a loaded CI machine with the test; before the pool /healthz did not answer at all.
+ */
 const healthWhile = async <T>(work: Promise<T>): Promise<{ value: T; worstMs: number }> => {
   let worstMs = 0
   let done = false
@@ -52,14 +55,14 @@ const submit = async (key: string, path: string, hooks: unknown[]) => {
 t.test('the :has selector on 1,500 nested divs: /healthz answers throughout, the hooks report the depth cap', async (t) => {
   const jobId = await submit(hostile.key, '/nested-1500', [{ hook_id: 'h', type: 'css', selector: HAS_SELECTOR }])
   const { value: result, worstMs } = await healthWhile(svc.waitForResult(hostile.key, jobId, 120_000))
-  t.ok(worstMs < 500, `worst /healthz latency ${worstMs.toFixed(0)} ms`)
+  t.ok(worstMs < 1_000, `worst /healthz latency ${worstMs.toFixed(0)} ms`)
   t.equal(result.body.status, 'succeeded')
 })
 
 t.test('the same selector under the depth cap runs until its worker\'s deadline: the job alone fails with extraction_timeout', async (t) => {
   const jobId = await submit(hostile.key, '/nested-300', [{ hook_id: 'h', type: 'css', selector: HAS_SELECTOR }])
   const { value: result, worstMs } = await healthWhile(svc.waitForResult(hostile.key, jobId, 120_000))
-  t.ok(worstMs < 500, `worst /healthz latency ${worstMs.toFixed(0)} ms`)
+  t.ok(worstMs < 1_000, `worst /healthz latency ${worstMs.toFixed(0)} ms`)
   t.equal(result.body.status, 'failed')
   const job = await svc.api('GET', `/v1/jobs/${jobId}`, { key: hostile.key })
   t.equal(job.body.failure_reason, 'extraction_timeout', job.text)
@@ -75,7 +78,7 @@ t.test('a regex flood of another tenant does not hold up a victim\'s job', async
   const victimMs = performance.now() - started
   t.equal(result.body.status, 'succeeded')
   // Before: the victim's regex queued behind 100 catastrophic patterns on two workers (52 s in the report).
-  t.ok(victimMs < 10_000, `the victim's job took ${victimMs.toFixed(0)} ms`)
-  t.ok(worstMs < 500, `worst /healthz latency ${worstMs.toFixed(0)} ms`)
+  t.ok(victimMs < 20_000, `the victim's job took ${victimMs.toFixed(0)} ms`)
+  t.ok(worstMs < 1_000, `worst /healthz latency ${worstMs.toFixed(0)} ms`)
   for (const id of flood) await svc.waitForResult(hostile.key, id, 120_000)
 })
