@@ -6,7 +6,7 @@
 import { pathToFileURL } from 'node:url'
 import { load } from 'cheerio'
 import { validateExtraction, type ExtractionSpec } from '../domain/extraction.js'
-import { closeRegexPool, runExtraction } from '../fetchers/extraction/index.js'
+import { runExtraction } from '../fetchers/extraction/index.js'
 import { fmt, percentile } from './stats.js'
 
 const TARGET_BYTES = 2 * 1024 * 1024
@@ -122,12 +122,6 @@ function time(fn: () => unknown): number {
   return Number(process.hrtime.bigint() - start) / 1e6
 }
 
-async function timeAsync(fn: () => Promise<unknown>): Promise<number> {
-  const start = process.hrtime.bigint()
-  await fn()
-  return Number(process.hrtime.bigint() - start) / 1e6
-}
-
 const median = (xs: number[]) => percentile(xs, 50)
 
 async function main() {
@@ -138,7 +132,7 @@ async function main() {
   const page = { url: 'https://shop.example/all', html, body: html, contentType: 'text/html; charset=utf-8' }
   console.log(`page: ${fmt(html.length / 1024 / 1024, 2)} MB, hooks: ${spec.hooks.length}, up to ${ITERATIONS} iterations after ${WARMUP} warm-up`)
 
-  const first = await runExtraction(spec, page)
+  const first = runExtraction(spec, page)
   const broken = first.hooks.filter((h) => h.status !== 'ok' && h.hook_id !== 'missing')
   if (broken.length > 0) throw new Error(`unexpected statuses: ${JSON.stringify(broken)}`)
 
@@ -149,7 +143,7 @@ async function main() {
     if (job.length >= MIN_ITERATIONS && performance.now() - started > TIME_CAP_MS) break
     // Interleaved, so both see the same machine load and GC state.
     const f = time(() => load(html))
-    const j = await timeAsync(() => runExtraction(spec, page))
+    const j = time(() => runExtraction(spec, page))
     if (i >= WARMUP) {
       floor.push(f)
       job.push(j)
@@ -161,7 +155,6 @@ async function main() {
   console.log(`floor (cheerio.load): ${fmt(f)} ms (median; min ${fmt(Math.min(...floor))})`)
   console.log(`extraction job:       ${fmt(j)} ms per job (median; min ${fmt(Math.min(...job))})`)
   console.log(`ratio: ${fmt(j / f, 2)}`)
-  await closeRegexPool()
 }
 
 // Only when run as a script, so the page builder and hooks can be imported elsewhere.

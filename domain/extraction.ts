@@ -1,13 +1,16 @@
 /**
  * Extraction hooks (SPEC 2.2): their shape, their validation rules and error codes, and the shape of
  * their results. Pure: syntax checks use parsing libraries only (cheerio's selector engine, xpath,
- * jsonpath-plus, safe-regex2), so what passes here is exactly what the runtime accepts.
+ * jsonpath-plus, re2js for hook patterns, safe-regex2 for recipe patterns), so what passes here is exactly what the
+ * runtime accepts.
  */
 import { load, type CheerioAPI } from 'cheerio'
 import xpathLib from 'xpath'
 import { JSONPath } from 'jsonpath-plus'
 import safeRegex from 'safe-regex2'
+import { selectorComplexityProblem } from './content-limits.js'
 import { fieldError, type FieldError } from './errors.js'
+import { checkHookPattern } from './hook-pattern.js'
 import { isCleanText, unknownFields } from './validation.js'
 
 export const HOOK_TYPES = ['css', 'xpath', 'regex', 'jsonpath', 'records'] as const
@@ -26,11 +29,6 @@ export const DEFAULT_MAX_RESULTS = 50
 export const MAX_MAX_RESULTS = 1000
 /** Longest selector, path or pattern accepted: keeps compile and match costs bounded. */
 export const MAX_EXPRESSION_LENGTH = 2000
-/**
- * Flags every hook pattern is compiled with (plus `g` at run time): `m`, so `^` and `$` match at
- * line ends, since the visible text a pattern searches has one line per block element.
- */
-export const REGEX_FLAGS = 'm'
 /** Prefixes always usable in XPath (SVG and MathML keep their own namespaces in HTML); XML pages add theirs. */
 export const XPATH_NAMESPACES: Readonly<Record<string, string>> = {
   html: 'http://www.w3.org/1999/xhtml',
@@ -193,6 +191,8 @@ function checkSelector(err: Err, field: string, value: unknown, missing: string,
   }
   const problem = cssProblem(value)
   if (problem) err(field, invalid, `${field} is not a valid CSS selector: ${problem}`)
+  const tooComplex = problem ? undefined : selectorComplexityProblem(value)
+  if (tooComplex) err(field, 'selector_too_complex', `${field} is too complex: ${tooComplex}`)
   return value
 }
 
@@ -211,13 +211,9 @@ function checkRegex(err: Err, pattern: unknown, group: unknown): { pattern?: str
   else if (typeof pattern !== 'string' || pattern.length > MAX_EXPRESSION_LENGTH) {
     err('pattern', 'invalid_pattern', `pattern must be a string of at most ${MAX_EXPRESSION_LENGTH} characters`)
   } else {
-    const problem = regexProblem(pattern)
-    if (problem) err('pattern', 'invalid_pattern', problem)
-    try {
-      groups = groupCount(pattern) // also for a catastrophic pattern, so a bad group is reported too
-    } catch {
-      // does not compile: reported above
-    }
+    const checked = checkHookPattern(pattern)
+    if (checked.ok) groups = checked.groups
+    else err('pattern', checked.code, checked.message)
   }
   const g = group === undefined ? 0 : group
   if (!Number.isInteger(g) || (g as number) < 0 || (groups !== undefined && (g as number) > groups)) {
@@ -368,10 +364,13 @@ export function jsonPathForEngine(path: string): string {
   return out
 }
 
-/** A pattern must compile and must not be catastrophic (exponential backtracking) per safe-regex2. */
+/**
+ * A recipe's pattern (run by JavaScript's engine, unlike hook patterns: hook-pattern.ts) must compile and must not be
+ * catastrophic (exponential backtracking) per safe-regex2.
+ */
 export function regexProblem(pattern: string): string | undefined {
   try {
-    new RegExp(pattern, REGEX_FLAGS)
+    new RegExp(pattern)
   } catch (e) {
     return `pattern does not compile: ${(e as Error).message}`
   }
@@ -415,8 +414,3 @@ function forSafetyCheck(pattern: string): string {
 /** `{0,1}` anywhere; `{n}` after a single atom (`\d{3}`), not after a group: `(.*a){12}` is a real danger. */
 const droppable = (quantifier: string, before: string | undefined) =>
   /^\{\d+,[01]\}/.test(quantifier) || (/^\{\d+\}/.test(quantifier) && before !== ')')
-
-/** Number of capture groups: an alternative that matches the empty string exposes them all. */
-export function groupCount(pattern: string): number {
-  return (new RegExp(`${pattern}|`, REGEX_FLAGS).exec('') ?? []).length - 1
-}

@@ -1,6 +1,6 @@
 import type { JobSpec } from '../domain/job/spec.js'
 import type { EngineArtifact } from './engine.js'
-import { runExtraction } from './extraction/index.js'
+import { EXTRACTION_DEADLINE_MS, offThread, type PoolOutcome } from './workers/index.js'
 
 const encoder = new TextEncoder()
 
@@ -8,6 +8,21 @@ export const jsonArtifact = (artifact_type: string, value: unknown): EngineArtif
   ({ artifact_type, content_type: 'application/json', bytes: encoder.encode(JSON.stringify(value)) })
 
 export const isHtml = (contentType: string | undefined) => !contentType || /html|xml/i.test(contentType)
+
+/**
+ * Work a job's page needed (extraction hooks, the reader artifact) ran past its worker's hard deadline
+ * (`extraction_timeout`) or its worker died, e.g. at its memory cap (`extraction_failed`): the job fails with
+ * `reason` as its failure_reason (docs/limits.md).
+ */
+export class PageWorkFailed extends Error {
+  constructor(readonly reason: 'extraction_timeout' | 'extraction_failed', message: string) { super(message) }
+}
+
+/** The value of work done in a worker, or PageWorkFailed. */
+export const valueOf = <T>(outcome: PoolOutcome<T>, what: string): T => {
+  if (outcome.ok) return outcome.value
+  throw new PageWorkFailed(outcome.reason === 'timeout' ? 'extraction_timeout' : 'extraction_failed', `${what}: ${outcome.message}`)
+}
 
 export interface PageContent {
   readonly url: string
@@ -17,8 +32,11 @@ export interface PageContent {
   readonly responseContentType?: string
 }
 
-/** The artifacts every tier produces from a page: html, response_body and the extraction result. */
-export const commonArtifacts = async (spec: JobSpec, page: PageContent): Promise<EngineArtifact[]> => {
+/**
+ * The artifacts every tier produces from a page: html, response_body and the extraction result (computed in a worker
+ * thread, in the lane of the job's organization `orgId`).
+ */
+export const commonArtifacts = async (orgId: string, spec: JobSpec, page: PageContent): Promise<EngineArtifact[]> => {
   const artifacts: EngineArtifact[] = []
   const options = spec.artifact_options
   if (options.include_html && page.html !== undefined) {
@@ -29,13 +47,16 @@ export const commonArtifacts = async (spec: JobSpec, page: PageContent): Promise
   }
   if (options.include_extraction && spec.extraction) {
     const body = page.responseBody ? new TextDecoder().decode(page.responseBody) : undefined
-    const result = await runExtraction(spec.extraction, {
-      url: page.url,
-      ...(page.html !== undefined ? { html: page.html } : {}),
-      ...(body !== undefined ? { body } : {}),
-      ...(page.responseContentType ? { contentType: page.responseContentType } : {}),
-    })
-    artifacts.push(jsonArtifact('json', result))
+    const result = await offThread(orgId, 'extract', {
+      spec: spec.extraction,
+      page: {
+        url: page.url,
+        ...(page.html !== undefined ? { html: page.html } : {}),
+        ...(body !== undefined ? { body } : {}),
+        ...(page.responseContentType ? { contentType: page.responseContentType } : {}),
+      },
+    }, EXTRACTION_DEADLINE_MS)
+    artifacts.push(jsonArtifact('json', valueOf(result, 'extraction')))
   }
   return artifacts
 }

@@ -9,16 +9,16 @@ import { Effect } from 'effect'
 import { deterministicId } from '../commands/handle.js'
 import { loadDetection, runDetectionCommand } from '../commands/detection.js'
 import { decideRun, type Observation } from '../domain/detection/decide.js'
-import { diffLines } from '../domain/detection/diff.js'
+import { totalDiff } from '../domain/detection/diff.js'
 import { fingerprintOf } from '../domain/detection/fingerprint.js'
-import { normalizeExtraction, normalizeHtml, normalizeJson, type Normalized } from '../domain/detection/normalize.js'
+import { normalizeExtraction, normalizeJson, type Normalized } from '../domain/detection/normalize.js'
 import { decodeEvent } from '../domain/events.js'
 import type { ExtractionResult } from '../domain/extraction.js'
 import type { ArtifactRecord, JobEvent } from '../domain/job/events.js'
 import type { DetectionConfig } from '../domain/monitor/detection-config.js'
 import { DETECTION_SOURCES } from '../domain/monitor/run-job.js'
 import { STREAMS } from '../domain/streams.js'
-import { selectNodes } from '../fetchers/extraction/select.js'
+import { DETECTION_DEADLINE_MS, offThread } from '../fetchers/workers/index.js'
 import { BlobStore } from '../ports/blob-store.js'
 import { Clock } from '../ports/clock.js'
 import { DocumentStore } from '../ports/document-store.js'
@@ -53,9 +53,11 @@ const artifactText = (artifacts: readonly ArtifactRecord[], type: string) => Eff
 /**
  * The run's content in the monitor's mode, from the artifact the mode reads (DETECTION_SOURCES; the run's job asked
  * for it). json falls back to the `html` artifact (the response text on the light tier) for jobs stored before runs
- * asked for the raw body. Content the mode cannot read is `unreadable`, never a change.
+ * asked for the raw body. Content the mode cannot read is `unreadable`, never a change. Pages are normalised in a
+ * worker thread, in the lane of the monitor's organization: a page over the caps of docs/limits.md, or one whose
+ * normalisation passes DETECTION_DEADLINE_MS, is unreadable.
  */
-export const readContent = (detection: DetectionConfig, jobId: string) => Effect.gen(function* () {
+export const readContent = (orgId: string, detection: DetectionConfig, jobId: string) => Effect.gen(function* () {
   const artifacts = yield* jobArtifacts(jobId)
   const unreadable: Normalized = { ok: false, reason: 'no_extraction' }
   const source = yield* artifactText(artifacts, DETECTION_SOURCES[detection.mode].artifact_type)
@@ -63,12 +65,9 @@ export const readContent = (detection: DetectionConfig, jobId: string) => Effect
     case 'text':
     case 'selector': {
       if (source === undefined) return unreadable
-      try {
-        return normalizeHtml(source, { selector: detection.mode === 'selector' ? detection.selector : null, ignoreSelectors: detection.ignore_selectors, select: selectNodes })
-      } catch {
-        // A selector over its time budget reads nothing, as a selector that matches nothing does.
-        return { ok: false, reason: 'selector_missing' } as const
-      }
+      const input = { html: source, selector: detection.mode === 'selector' ? detection.selector : null, ignoreSelectors: detection.ignore_selectors }
+      const normalized = yield* Effect.promise(() => offThread(orgId, 'normalize_html', input, DETECTION_DEADLINE_MS))
+      return normalized.ok ? normalized.value : { ok: false, reason: 'too_large' } as const
     }
     case 'json': {
       const body = source ?? (yield* artifactText(artifacts, 'html'))
@@ -97,7 +96,7 @@ export const evaluateRun = (monitorId: string, runId: string, jobId: string, env
   if (!monitor || state.deleted || !monitor.detection.enabled || state.memory.evaluated_runs.has(runId)) return
   const blobs = yield* BlobStore
   const now = (yield* Clock).now().toISOString()
-  const content = yield* readContent(monitor.detection, jobId)
+  const content = yield* readContent(monitor.org_id, monitor.detection, jobId)
   let observation: Observation
   let diffAgainst: string | null = null
   const changeId = changeIdOf(monitorId, runId)
@@ -111,7 +110,9 @@ export const evaluateRun = (monitorId: string, runId: string, jobId: string, env
     if (preview.kind === 'needs_diff') {
       const before = yield* readLines(contentKey(monitorId, preview.against))
       // Without the baseline's content there is nothing to diff against: the run becomes the new baseline's candidate.
-      const diff = diffLines(before ?? [], content.lines)
+      // A diff past its worker's deadline counts as a total change, as one past diff.ts's own bounds does.
+      const diffed = yield* Effect.promise(() => offThread(monitor.org_id, 'diff', { before: before ?? [], after: content.lines }, DETECTION_DEADLINE_MS))
+      const diff = diffed.ok ? diffed.value : totalDiff(before ?? [], content.lines)
       observation = { ok: true, fingerprint, diff }
       diffAgainst = preview.against
       const decided = decideRun(monitor.detection, state.memory, { run_id: runId, observation, now })

@@ -34,14 +34,15 @@ const ratio = (changed: number, oldTokens: number, newTokens: number): number =>
   return base === 0 ? 1 : Math.min(1, Math.round((changed / base) * 10_000) / 10_000)
 }
 
+/** Every old line removed and every new line added, ratio 1: the diff past the bounds. */
+export const totalDiff = (before: readonly string[], after: readonly string[]): ContentDiff => ({
+  lines: [...before.map((line) => `-${line}`), ...after.map((line) => `+${line}`)],
+  inserted_tokens: tokenCount(after), deleted_tokens: tokenCount(before), change_ratio: 1, truncated: true,
+})
+
 export const diffLines = (before: readonly string[], after: readonly string[]): ContentDiff => {
   const changes = diffArrays([...before], [...after], { maxEditLength: MAX_EDIT_LENGTH, timeout: DIFF_TIMEOUT_MS })
-  if (changes === undefined) {
-    return {
-      lines: [...before.map((line) => `-${line}`), ...after.map((line) => `+${line}`)],
-      inserted_tokens: tokenCount(after), deleted_tokens: tokenCount(before), change_ratio: 1, truncated: true,
-    }
-  }
+  if (changes === undefined) return totalDiff(before, after)
   const lines: string[] = []
   let inserted = 0
   let deleted = 0

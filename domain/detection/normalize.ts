@@ -5,6 +5,7 @@
  */
 import { load, type CheerioAPI } from 'cheerio'
 import type { AnyNode } from 'domhandler'
+import { contentProblem, domProblem } from '../content-limits.js'
 import type { ExtractionResult } from '../extraction.js'
 import { visibleText } from '../visible-text.js'
 
@@ -13,7 +14,7 @@ export const NORMALIZATION_VERSION = 1
 /** Content as lines: one per visible text block (text, selector) or one per leaf field `path: value` (json, extract). */
 export type Normalized =
   | { readonly ok: true; readonly lines: readonly string[] }
-  | { readonly ok: false; readonly reason: 'selector_missing' | 'not_json' | 'no_extraction' }
+  | { readonly ok: false; readonly reason: 'selector_missing' | 'not_json' | 'no_extraction' | 'too_large' }
 
 /**
  * Finds the nodes a selector names. CSS is built in; the detector passes one that also evaluates XPath with the
@@ -35,10 +36,15 @@ export interface HtmlOptions {
   readonly select?: SelectNodes
 }
 
-/** Modes `text` and `selector`: visible text, whitespace collapsed, hidden parts and ignored selectors removed first. */
+/**
+ * Modes `text` and `selector`: visible text, whitespace collapsed, hidden parts and ignored selectors removed first.
+ * A page over the caps of content-limits.ts (size, element count, depth) is `too_large`, read as unreadable.
+ */
 export const normalizeHtml = (html: string, options: HtmlOptions): Normalized => {
   const select = options.select ?? selectCss
+  if (contentProblem(html)) return { ok: false, reason: 'too_large' }
   const $ = load(html)
+  if (domProblem($.root()[0])) return { ok: false, reason: 'too_large' }
   $('*').contents().each((_, node) => {
     // Line breaks inside text are layout, not structure: only block boundaries start a new line.
     if (node.type === 'text') node.data = node.data.replace(/\s+/g, ' ')

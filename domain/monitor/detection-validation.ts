@@ -1,3 +1,4 @@
+import { selectorComplexityProblem } from '../content-limits.js'
 import { fieldError } from '../errors.js'
 import { cssProblem, MAX_EXPRESSION_LENGTH, xpathProblem } from '../extraction.js'
 import { isEmail } from '../user/email-address.js'
@@ -26,6 +27,10 @@ const selectorProblem = (selector: string): string | undefined =>
     ? `must be a non-empty CSS or XPath expression of at most ${MAX_EXPRESSION_LENGTH} characters`
     : isXPath(selector) ? xpathProblem(selector) : cssProblem(selector)
 
+/** A valid CSS selector over the complexity caps (content-limits.ts): code `selector_too_complex`. */
+const complexity = (selector: unknown): string | undefined =>
+  typeof selector !== 'string' || isXPath(selector) || selectorProblem(selector) ? undefined : selectorComplexityProblem(selector)
+
 /**
  * Validates a detection block (SPEC 2.6) on top of `base` (the defaults at creation, the current block on update),
  * so an update sends only what it changes. `{enabled: false}` turns detection off and keeps the rest.
@@ -43,7 +48,9 @@ export const validateDetection = (errors: Errors, input: unknown, base: Detectio
   let selector = input.selector === undefined ? base.selector : null
   if (input.selector !== undefined && input.selector !== null) {
     const problem = typeof input.selector === 'string' ? selectorProblem(input.selector) : 'must be a string'
+    const tooComplex = complexity(input.selector)
     if (problem) errors.push(fieldError('detection.selector', 'invalid_selector', `detection.selector ${problem}`))
+    else if (tooComplex) errors.push(fieldError('detection.selector', 'selector_too_complex', `detection.selector is too complex: ${tooComplex}`))
     else selector = input.selector as string
   }
   if (mode !== 'selector' && input.selector !== undefined && input.selector !== null) {
@@ -60,7 +67,9 @@ export const validateDetection = (errors: Errors, input: unknown, base: Detectio
     } else {
       list.forEach((item, i) => {
         const problem = typeof item === 'string' ? selectorProblem(item) : 'must be a string'
+        const tooComplex = complexity(item)
         if (problem) errors.push(fieldError(`detection.ignore_selectors.${i}`, 'invalid_ignore_selectors', `detection.ignore_selectors[${i}] ${problem}`))
+        else if (tooComplex) errors.push(fieldError(`detection.ignore_selectors.${i}`, 'selector_too_complex', `detection.ignore_selectors[${i}] is too complex: ${tooComplex}`))
       })
       ignoreSelectors = list as string[]
     }

@@ -2,6 +2,7 @@ import type { Allowlist } from '../../domain/address-policy.js'
 import type { JobSpec, JobType } from '../../domain/job/spec.js'
 import { failure, type BrowseOutcome, type Engine, type EngineOutcome, type EngineRequest } from '../engine.js'
 import { browserArtifacts } from './artifacts.js'
+import { PageWorkFailed } from '../page-artifacts.js'
 import { bodyTooLarge, MAX_BODY_BYTES } from '../body-limit.js'
 import { BrowserUnavailable, type LaunchedBrowser, type MainResponse, type PageSession, type SessionOptions } from './driver.js'
 import { describeError, isTargetGone, JobFailure } from './failures.js'
@@ -151,7 +152,7 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
       // A page taken to a refused address fails whatever went wrong after (an action, a capture): that is the cause.
       const refused = navigations.refusal()
       if (refused) return failure(refused.reason, refused.message, { manifest: manifest() })
-      if (error instanceof JobFailure) return failure(error.reason, error.message, { manifest: manifest() })
+      if (error instanceof JobFailure || error instanceof PageWorkFailed) return failure(error.reason, error.message, { manifest: manifest() })
       // A killed browser surfaces first as a closed target; the driver's disconnect notice may follow shortly.
       const until = Date.now() + (isTargetGone(error) ? CRASH_NOTICE_MS : 200)
       while (!isGone() && Date.now() < until) await sleep(25)
@@ -170,7 +171,7 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
   }
 
   /** A job: open the target, capture it and build the artifacts the spec asks for. */
-  const run = async (spec: JobSpec, signal: AbortSignal): Promise<EngineOutcome> => {
+  const run = async (orgId: string, spec: JobSpec, signal: AbortSignal): Promise<EngineOutcome> => {
     const har = spec.artifact_options.include_har ? new HarRecorder() : undefined
     return withSession(spec, signal, har, async (open) => {
       const { session, browser, manifest } = open
@@ -200,7 +201,7 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
           }
         }
       }
-      const artifacts = await browserArtifacts(spec, result.capture, responseBody, har ? {
+      const artifacts = await browserArtifacts(orgId, spec, result.capture, responseBody, har ? {
         recorder: har, startedAt: open.startedAt, onLoadMs: result.navigationMs, browser: { name: 'chromium', version: browser.version },
       } : undefined)
       const main = result.main
@@ -230,7 +231,7 @@ export const makeBrowserEngine = <P>(tier: BrowserTier<P>): Engine => {
 
   return {
     tier: tier.tier,
-    run: (request) => run(request.spec, request.signal),
+    run: (request) => run(request.org_id, request.spec, request.signal),
     browse,
     browsers: () => ({ open: tier.pool.stats().length, recycled: tier.pool.recycles }),
     close: async () => {

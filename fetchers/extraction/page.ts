@@ -7,7 +7,16 @@ import type { Element } from 'domhandler'
 import { indexElements, selectAll, type ElementIndex } from './element-index.js'
 import { declaredPrefixes, XDocument } from './xpath-dom.js'
 import { visibleText } from '../../domain/visible-text.js'
-import { corpus, type Corpus } from './regex-pool.js'
+import { contentProblem, domProblem } from '../../domain/content-limits.js'
+
+/** The page is over a cap of docs/limits.md: every hook that reads it ends with this message as its error. */
+export class PageRefused extends Error {}
+
+const withinCaps = (text: string): string => {
+  const problem = contentProblem(text)
+  if (problem) throw new PageRefused(problem)
+  return text
+}
 
 export interface PageInput {
   readonly url: string
@@ -29,7 +38,8 @@ export class PageContext {
   private $?: CheerioAPI
   private index?: ElementIndex
   private xpathView?: XDocument
-  private text?: Corpus
+  private text?: string
+  private refused?: PageRefused
   private json?: JsonInput
   private prefixes?: Record<string, string>
 
@@ -42,10 +52,21 @@ export class PageContext {
     this.xml = isXml(page.contentType)
   }
 
-  /** The parsed markup, or undefined when the page has none (e.g. a JSON API response). */
+  /**
+   * The parsed markup, or undefined when the page has none (e.g. a JSON API response). Throws PageRefused for a page
+   * over the size, depth or element caps (content-limits.ts).
+   */
   dom(): CheerioAPI | undefined {
     if (this.page.html === undefined) return undefined
-    this.$ ??= this.xml ? load(this.page.html, { xml: true }) : load(this.page.html)
+    if (this.refused) throw this.refused
+    if (!this.$) {
+      const html = withinCaps(this.page.html)
+      const $ = this.xml ? load(html, { xml: true }) : load(html)
+      const problem = domProblem($.root()[0])
+      // Kept, so the job's other hooks do not parse the page again to learn the same.
+      if (problem) throw (this.refused = new PageRefused(problem))
+      this.$ = $
+    }
     return this.$
   }
 
@@ -67,6 +88,11 @@ export class PageContext {
     return this.xpathView
   }
 
+  /** Why the page was refused, once a hook has found out (the job's other hooks report it too). */
+  refusal(): PageRefused | undefined {
+    return this.refused
+  }
+
   /** Prefixes an XML document declares, so `//dc:creator` works on feeds. */
   xmlPrefixes(): Record<string, string> {
     const $ = this.dom()
@@ -78,10 +104,10 @@ export class PageContext {
   }
 
   /** What regex hooks search: the visible text of markup, else the raw body. */
-  corpus(): Corpus {
+  corpus(): string {
     if (this.text === undefined) {
       const $ = this.dom()
-      this.text = corpus($ ? visibleText($.root()[0], this.xml) : (this.page.body ?? ''))
+      this.text = $ ? visibleText($.root()[0], this.xml) : withinCaps(this.page.body ?? '')
     }
     return this.text
   }
@@ -94,7 +120,7 @@ export class PageContext {
 
   private readJson(): JsonInput {
     const { body, html, contentType } = this.page
-    const text = body ?? html ?? ''
+    const text = withinCaps(body ?? html ?? '')
     if (isJsonType(contentType) || html === undefined) {
       const json = parseJson(text)
       // A browser shows a JSON response as a document (<pre>{...}</pre>); without the raw body, read its text.

@@ -2,7 +2,7 @@ import { makeTransportPool } from './transport-pool.js'
 import { checkTargetUrl, type Allowlist } from '../../domain/address-policy.js'
 import type { HttpMethod, JobSpec } from '../../domain/job/spec.js'
 import { failure, type Engine, type EngineOutcome } from '../engine.js'
-import { commonArtifacts, isHtml } from '../page-artifacts.js'
+import { commonArtifacts, isHtml, PageWorkFailed } from '../page-artifacts.js'
 import { jobManifest, jobTiming, type ObservedResponse } from '../manifest.js'
 import { BodyRefused } from '../body-limit.js'
 import { discardBody, readResponseBody } from './response-body.js'
@@ -39,7 +39,7 @@ const headersOf = (response: ClientResponse): Record<string, string> => {
 
 const classifyError = (error: unknown, timedOut: boolean): JobFailure => {
   if (error instanceof JobFailure) return error
-  if (error instanceof BodyRefused) return new JobFailure(error.reason, error.message)
+  if (error instanceof BodyRefused || error instanceof PageWorkFailed) return new JobFailure(error.reason, error.message)
   if (timedOut) return new JobFailure('timeout', 'the target did not answer within timeout_ms')
   const name = (error as Error)?.constructor?.name ?? ''
   const message = (error as Error)?.message ?? String(error)
@@ -142,7 +142,7 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
         const contentType = response.headers.get('content-type') ?? undefined
         const html = isHtml(contentType) ? new TextDecoder().decode(bytes) : undefined
         const details = { final_url: url, content_type: contentType ?? null, content_length: bytes.byteLength }
-        const artifacts = await commonArtifacts(spec, {
+        const artifacts = await commonArtifacts(orgId, spec, {
           url, ...(html !== undefined ? { html } : {}), responseBody: bytes, ...(contentType ? { responseContentType: contentType } : {}),
         })
         if (response.status >= 500) return failure('upstream_error', `the target answered HTTP ${response.status}`, { manifest: manifest(details), artifacts })

@@ -3,8 +3,8 @@ import { openProxyPassword } from '../../domain/job/spec-secrets.js'
 import { SecretBox } from '../../domain/secret-box.js'
 import { startEgressGateway } from '../../fetchers/egress/index.js'
 import type { EgressLogEntry } from '../../fetchers/egress/types.js'
-import { closeRegexPool } from '../../fetchers/extraction/index.js'
 import { defaultPerKey } from '../../fetchers/fair-lanes.js'
+import { closeCpuPool, warmCpuPool } from '../../fetchers/workers/index.js'
 import { makeLightEngine } from '../../fetchers/light/engine.js'
 import { makeStandardEngine } from '../../fetchers/standard/engine.js'
 import { makeStealthEngine } from '../../fetchers/stealth/engine.js'
@@ -58,6 +58,7 @@ export const fetcherRole = (config: Config, logger: Logger) => Effect.gen(functi
     Object.fromEntries(browserTiers.flatMap((engine) => (engine.browsers ? [[engine.tier, read(engine.browsers())]] : [])))
   metrics.gauge('scrapeworks_browser_pool_size', 'Browser processes open in the pool, by tier', 'tier', byTier((b) => b.open))
   metrics.total('scrapeworks_browser_recycles', 'Browser processes retired for page count or memory growth, by tier', 'tier', byTier((b) => b.recycled))
+  void warmCpuPool() // workers load their code while the fetcher subscribes, not when the first job needs one
   const limits = (slots: number) => ({ slots, perKey: Math.min(slots, config.fetcherOrgConcurrency ?? defaultPerKey(slots)) })
   const slots = { light: limits(config.fetcherConcurrency), standard: limits(config.browser.poolSize), stealth: limits(config.browser.poolSize) }
   const runner = makeJobRunner({ engines, workerId: config.workerId, log: logger.error, recipes: config.recipes, metrics, clock: yield* Clock, events: yield* EventStore, blobs: yield* BlobStore, slots }, run)
@@ -69,7 +70,7 @@ export const fetcherRole = (config: Config, logger: Logger) => Effect.gen(functi
     // Abort first, so stopping does not wait for jobs to finish: an aborted job's event stays unhandled.
     (subscription) => Effect.promise(async () => {
       runner.abort()
-      await closeRegexPool()
+      await closeCpuPool()
       await subscription.stop()
     }),
   )

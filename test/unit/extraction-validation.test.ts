@@ -1,6 +1,7 @@
 import t from 'tap'
+import { MAX_SELECTOR_ALTERNATIVES, MAX_SELECTOR_COMBINATORS, selectorCost } from '../../domain/content-limits.js'
 import {
-  DEFAULT_MAX_RESULTS, TRANSFORMS, groupCount, jsonPathForEngine, validateExtraction, type ExtractionHook,
+  DEFAULT_MAX_RESULTS, TRANSFORMS, jsonPathForEngine, validateExtraction, type ExtractionHook,
 } from '../../domain/extraction.js'
 
 /** [field, code] of every error for `extraction = input`. */
@@ -96,13 +97,18 @@ t.test('xpath and jsonpath: missing_path, invalid_xpath, invalid_path', async (t
   }
 })
 
-t.test('regex: missing_pattern, invalid_pattern (bad syntax or catastrophic), invalid_group', async (t) => {
+t.test('regex: missing_pattern, invalid_pattern (bad syntax), regex_unsupported (RE2 cannot run it), invalid_group', async (t) => {
   t.same(hookErrors({ hook_id: 'a', type: 'regex' }), [[at('pattern'), 'missing_pattern']])
-  for (const pattern of ['(unclosed', '[z-a]', '*x', '(a+)+$', '(x+x+)+y', '(\\w+\\s?)*$', '(.*a){12}', '([a-z]+)*@']) {
+  for (const pattern of ['(unclosed', '[z-a]', '*x']) {
     t.same(hookErrors({ hook_id: 'a', type: 'regex', pattern }), [[at('pattern'), 'invalid_pattern']], `rejects ${pattern}`)
   }
-  // Common safe patterns that a raw safe-regex2 check would reject (optional groups, fixed counts, lookbehind).
-  for (const pattern of ['(\\d+(?:[.,]\\d+)?) €', '(?:\\d{3}-)*\\d{4}', '(?<=\\$)\\d+', '(?<year>\\d{4})-(\\d{2})', '^\\s*(\\w+):']) {
+  // Valid JavaScript that RE2 cannot run: backreferences, lookahead.
+  for (const pattern of ['(a*)\\1*$', '(\\w)\\1', 'a(?=b)', 'a(?!b)', '(?<q>["\'])x\\k<q>']) {
+    t.same(hookErrors({ hook_id: 'a', type: 'regex', pattern }), [[at('pattern'), 'regex_unsupported']], `rejects ${pattern}`)
+  }
+  // Catastrophic for a backtracking engine, linear with RE2: accepted. Common patterns too (lookbehind, named groups).
+  for (const pattern of ['(a+)+$', '(x+x+)+y', '(\\w+\\s?)*$', '(.*a){12}', '([a-z]+)*@', '(a|a)*$', '(?:a|a?)+$',
+    '(\\d+(?:[.,]\\d+)?) €', '(?:\\d{3}-)*\\d{4}', '(?<=\\$)\\d+', '(?<year>\\d{4})-(\\d{2})', '^\\s*(\\w+):']) {
     t.same(hookErrors({ hook_id: 'a', type: 'regex', pattern }), [], `accepts ${pattern}`)
   }
   t.same(hookErrors({ hook_id: 'a', type: 'regex', pattern: '(a)(b)', group: 3 }), [[at('group'), 'invalid_group']])
@@ -110,7 +116,8 @@ t.test('regex: missing_pattern, invalid_pattern (bad syntax or catastrophic), in
   t.same(hookErrors({ hook_id: 'a', type: 'regex', pattern: '(a)(b)', group: 1.5 }), [[at('group'), 'invalid_group']])
   t.same(hookErrors({ hook_id: 'a', type: 'regex', pattern: 'ab', group: '0' }), [[at('group'), 'invalid_group']])
   t.same(hookErrors({ hook_id: 'a', type: 'regex', pattern: '(a)(?:b)(?<c>c)', group: 2 }), [])
-  t.equal(groupCount('(a)(?:b)(?<c>c)|(d)'), 3)
+  t.same(hookErrors({ hook_id: 'a', type: 'regex', pattern: '(a)(?:b)(?<c>c)|(d)', group: 3 }), [])
+  t.same(hookErrors({ hook_id: 'a', type: 'regex', pattern: '(a)(?:b)(?<c>c)|(d)', group: 4 }), [[at('group'), 'invalid_group']])
 })
 
 t.test('invalid_max_results and invalid_all_matches', async (t) => {
@@ -148,7 +155,7 @@ t.test('every error is collected, not only the first', async (t) => {
   const errors = errorsOf({
     hooks: [
       { hook_id: 'a', type: 'css', max_results: 0, all_matches: 'x' },
-      { hook_id: 'a', type: 'regex', pattern: '(a+)+', group: 9 },
+      { hook_id: 'a', type: 'regex', pattern: '(a+)\\1', group: 9 },
       'nope',
       { hook_id: 'c', type: 'records', container: 'li', fields: { x: { selector: '', transform: ['bogus'], required: 1 } } },
     ],
@@ -158,8 +165,7 @@ t.test('every error is collected, not only the first', async (t) => {
     ['extraction.hooks[0].all_matches', 'invalid_all_matches'],
     ['extraction.hooks[0].selector', 'missing_selector'],
     ['extraction.hooks[1].hook_id', 'duplicate_hook_id'],
-    ['extraction.hooks[1].pattern', 'invalid_pattern'],
-    ['extraction.hooks[1].group', 'invalid_group'],
+    ['extraction.hooks[1].pattern', 'regex_unsupported'],
     ['extraction.hooks[2]', 'invalid_hook'],
     ['extraction.hooks[3].fields.x.selector', 'invalid_field_selector'],
     ['extraction.hooks[3].fields.x.transform', 'invalid_transform'],
@@ -180,4 +186,22 @@ t.test('JSON-LD keys starting with @ are escaped for jsonpath-plus, scripts are 
   t.equal(jsonPathForEngine('$..@graph[*].name'), '$..`@graph[*].name')
   t.equal(jsonPathForEngine('$[?(@["@type"] === "X")].name'), '$[?(@["@type"] === "X")].name')
   t.equal(jsonPathForEngine('$..*@number()'), '$..*@number()')
+})
+
+t.test('selector_too_complex: nested :has(), too many combinators or alternatives, in css, records and field selectors', async (t) => {
+  const deepHas = 'div:has(p:has(span))'
+  const chain = Array.from({ length: MAX_SELECTOR_COMBINATORS + 2 }, () => 'div').join(' ')
+  const list = Array.from({ length: MAX_SELECTOR_ALTERNATIVES + 1 }, (_, i) => `.c${i}`).join(', ')
+  for (const selector of [deepHas, chain, list, `a > b + c ~ d ${chain.slice(4)}`]) {
+    t.same(hookErrors({ hook_id: 'a', type: 'css', selector }), [[at('selector'), 'selector_too_complex']], `refuses ${selector.slice(0, 40)}`)
+  }
+  t.same(hookErrors({ hook_id: 'a', type: 'records', container: deepHas, fields: { x: { selector: 'b' } } }), [[at('container'), 'selector_too_complex']])
+  t.same(hookErrors({ hook_id: 'a', type: 'records', container: 'li', fields: { x: { selector: chain } } }), [[at('fields.x.selector'), 'selector_too_complex']])
+  // Accepted: the hostile selector of issue 31 is within the caps (its cost is bounded by the worker's deadline),
+  // formula arguments and quoted text are not combinators, one :has level is fine.
+  for (const selector of ['div div div div div div:has(div div div div)', 'li:nth-child(2n+1) > a', 'a[title="x > y + z ~ w"]', 'ul:has(> li.a, + p)']) {
+    t.same(hookErrors({ hook_id: 'a', type: 'css', selector }), [], `accepts ${selector}`)
+  }
+  t.same(selectorCost('div div div div div div:has(div div div div)'), { combinators: 8, hasNesting: 1, alternatives: 1 })
+  t.same(selectorCost('a , b>c ~ d:not(.x .y)'), { combinators: 3, hasNesting: 0, alternatives: 2 })
 })
