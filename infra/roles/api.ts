@@ -47,6 +47,7 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
           loginFailuresBeforeBackoff: config.loginFailuresBeforeBackoff,
           secureCookies: config.publicBaseUrl.startsWith('https://'),
           scrapesPerMinute: config.scrapesPerMinute, ssrfAllowlist: config.ssrfAllowlist, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds,
+          registration: config.registration, defaultPlan: config.defaultPlan,
         },
       },
     })
