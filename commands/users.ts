@@ -67,6 +67,13 @@ const claimEmail = (hashOfEmail: string, userId: string, metadata: EventMetadata
     })),
   ))
 
+/** Whether a user holds the address (a claim of a registration that died half-way does not count). */
+export const emailRegistered = (email: string) =>
+  Effect.gen(function* () {
+    const claim = yield* loadEmailClaim(emailHash(email))
+    return claim.claimed && (yield* loadUser(claim.user_id)).exists
+  })
+
 /** Gives the address back unless its user exists (then another registration that took over the same orphaned claim won). */
 const releaseUnregisteredClaim = (hashOfEmail: string, userId: string, metadata: EventMetadata) =>
   Effect.gen(function* () {
