@@ -9,34 +9,33 @@ import { tempDataDir } from '../helpers/service.js'
 const dataDir = tempDataDir('operator')
 const env = { DATA_DIR: dataDir }
 const password = 'correct horse battery'
+const svc = await spawnService({ ...env, REGISTRATION: 'closed', LOG_LEVEL: 'info' })
+t.teardown(() => { svc.child.kill('SIGTERM') })
 
 t.test('--help and bad input touch nothing: no data folder, no signing secret (exit 0 and 2)', async (t) => {
   const fresh = join(mkdtempSync(join(tmpdir(), 'cli-help-')), 'data')
   const help = await runCliRaw({ DATA_DIR: fresh }, ['--help'])
   t.equal(help.code, 0)
   t.match(help.stdout, /user create --email E --password PW --org ORG_ID/)
-  for (const args of [
+  const cases = [
     ['org', 'create', '--name', 'X', '--plan', 'gold'],
     ['org', 'create', '--name', 'X', '--owner-email', 'ada@example.com'],
-    ['org', 'create', '--name', 'X', '--owner-email', 'not-an-address', '--owner-password', password],
-    ['user', 'create', '--email', 'ada@example.com', '--password', 'short', '--org', 'o'],
+    ['user', 'create', '--email', 'ada@example.com', '--password', 'short', '--org', 'o', '--role', 'member'],
     ['user', 'create', '--email', 'ada@example.com', '--password', password, '--org', 'o', '--role', 'king'],
     ['key', 'create', '--org', 'o', '--scopes', 'jobs.create,jobs.fly'],
-    ['key', 'list'],
     ['org', 'list', '--colour', 'red'],
-    ['org', 'explode'],
     [],
-  ]) {
-    const bad = await runCliRaw({ DATA_DIR: fresh }, args)
-    t.equal(bad.code, 2, `${args.join(' ') || '(nothing)'} exits 2`)
-    t.match(bad.stderr, /^error: .+\n$/, 'one line')
-    t.equal(bad.stdout, '')
-  }
+  ]
+  // Nothing here writes, so they run side by side.
+  const answers = await Promise.all(cases.map((args) => runCliRaw({ DATA_DIR: fresh }, args)))
+  cases.forEach((args, i) => {
+    t.equal(answers[i]!.code, 2, `${args.join(' ') || '(nothing)'} exits 2`)
+    t.match(answers[i]!.stderr, /^error: [^\n]+\n$/, 'one line')
+    t.equal(answers[i]!.stdout, '')
+  })
   t.notOk(existsSync(fresh), 'the data folder was not even created (so no signing secret in it)')
 })
 
-const svc = await spawnService({ ...env, REGISTRATION: 'closed', LOG_LEVEL: 'info' })
-t.teardown(() => { svc.child.kill('SIGTERM') })
 
 let org = { org_id: '', api_key: '', key_id: '' }
 t.test('org create with an owner: the owner signs in at once and sees the organization; the key submits jobs', async (t) => {
