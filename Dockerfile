@@ -12,7 +12,8 @@ WORKDIR /app
 COPY . .
 COPY --from=light-client /chromium-client .build/chromium-client
 RUN npm ci --omit=dev --no-audit --no-fund
-ENV NODE_ENV=production CHROMIUM_PATH=/usr/bin/chromium DATA_DIR=/data
+# HOST: the service listens on loopback unless told otherwise; in a container it must answer on every interface.
+ENV NODE_ENV=production CHROMIUM_PATH=/usr/bin/chromium DATA_DIR=/data HOST=0.0.0.0
 VOLUME /data
 EXPOSE 8080
 CMD ["node", "--import", "tsx", "infra/main.ts"]

@@ -102,7 +102,14 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-  app.get('/healthz', { schema: { tags: ['ops'], summary: 'Liveness', response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }))
+  const unavailableTiers = ctx.settings.unavailableTiers ?? []
+  app.get('/healthz', {
+    schema: {
+      tags: ['ops'], summary: 'Liveness',
+      description: '`unavailable_tiers` names the engines this deployment cannot run (the light tier when its HTTP client is not built and Go is missing); their jobs fail with `tier_unavailable`.',
+      response: { 200: { type: 'object', properties: { status: { type: 'string' }, unavailable_tiers: { type: 'array', items: { type: 'string' } } } } },
+    },
+  }, async () => ({ status: 'ok', unavailable_tiers: unavailableTiers }))
 
   const routeCtx: RouteContext = { ...ctx, rateWindow: makeRateWindow() }
   await app.register(async (scope) => jobRoutes(scope, routeCtx))

@@ -31,6 +31,8 @@ export interface ApiContext {
     readonly ssrfAllowlist: Allowlist
     /** The recipes this deployment serves and RECIPE_ORIGIN_OVERRIDES; none when absent. */
     readonly recipes?: { readonly catalogue: RecipeCatalogue; readonly overrides: OriginOverrides }
+    /** Tiers this deployment cannot run (the light tier without its client), reported by /healthz. */
+    readonly unavailableTiers?: readonly string[]
   }
   /** Present when artifacts are served by this API (local-folder blob store): checks a signed download URL. */
   readonly verifyDownload?: (key: string, expires: number, name: string, sig: string) => { ok: true } | { ok: false; reason: string }

@@ -29,6 +29,8 @@ export const dashboardRoutes = async (app: FastifyInstance, distDir: string) => 
     return reply.type(TYPES[name]!).send(body)
   }
   const hidden = { schema: { hide: true } }
+  // A browser pointed at the service's address lands on the dashboard, not on a 404.
+  app.get('/', hidden, async (_request, reply) => reply.redirect(DASHBOARD_PATH))
   app.get(DASHBOARD_PATH, hidden, send('index.html'))
   app.get(`${DASHBOARD_PATH}/`, hidden, send('index.html'))
   for (const name of Object.keys(TYPES)) app.get(`${DASHBOARD_PATH}/${name}`, hidden, send(name))

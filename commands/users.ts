@@ -2,7 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { hash, verify } from '@node-rs/argon2'
 import { Effect } from 'effect'
 import { STREAMS } from '../domain/streams.js'
-import { StateConflict, Unauthenticated } from '../domain/errors.js'
+import { NotFound, StateConflict, Unauthenticated } from '../domain/errors.js'
+import { orgDecider } from '../domain/org/decider.js'
+import type { PlanName } from '../domain/plans.js'
+import type { UserRole } from '../domain/user/roles.js'
 import type { Credentials } from '../domain/user/credentials.js'
 import { emailClaimDecider } from '../domain/user/email-claim.js'
 import { personalOrgName } from '../domain/user/personal-org.js'
@@ -64,6 +67,13 @@ const claimEmail = (hashOfEmail: string, userId: string, metadata: EventMetadata
     })),
   ))
 
+/** Whether a user holds the address (a claim of a registration that died half-way does not count). */
+export const emailRegistered = (email: string) =>
+  Effect.gen(function* () {
+    const claim = yield* loadEmailClaim(emailHash(email))
+    return claim.claimed && (yield* loadUser(claim.user_id)).exists
+  })
+
 /** Gives the address back unless its user exists (then another registration that took over the same orphaned claim won). */
 const releaseUnregisteredClaim = (hashOfEmail: string, userId: string, metadata: EventMetadata) =>
   Effect.gen(function* () {
@@ -80,37 +90,72 @@ export interface RegisterUser {
 }
 
 /**
- * Registers a user with their own Free organization and issues a verification token. The password is hashed here
+ * Runs `record` (which makes the user's stream) with the address claimed for a new user id. Whatever fails after the
+ * claim releases it (and runs `undo`), so the address can be registered again at once. Should the release itself
+ * fail, or the process die, the claim is orphaned and the next registration of the address takes it over after
+ * ORPHANED_CLAIM_AFTER_MS.
+ */
+const withClaimedEmail = <A, E, R>(
+  email: string, metadata: EventMetadata, record: (userId: string) => Effect.Effect<A, E, R>, undo: Effect.Effect<unknown, unknown, R> = Effect.void,
+) => Effect.gen(function* () {
+  const hashOfEmail = emailHash(email)
+  const userId = yield* claimEmail(hashOfEmail, randomUUID(), metadata)
+  return yield* record(userId).pipe(
+    // Two registrations that took over the same orphaned claim: the user stream lets exactly one through.
+    Effect.catchIf((error): error is E => error instanceof StateConflict, () => Effect.fail(new StateConflict({ code: 'email_already_used', message: 'this e-mail address is already registered' }))),
+    Effect.onError(() => Effect.all([undo, releaseUnregisteredClaim(hashOfEmail, userId, metadata)], { mode: 'either' }).pipe(Effect.ignore)),
+  )
+})
+
+export interface RegisterUser {
+  readonly credentials: Credentials
+  readonly verificationTtlSeconds: number
+  /** The plan of the user's own organization (DEFAULT_PLAN); Free by default. */
+  readonly plan?: PlanName
+  readonly metadata: EventMetadata
+}
+
+/**
+ * Registers a user with their own organization and issues a verification token. The password is hashed here
  * (argon2id), never in the decider; the clear token is staged in the mail outbox, and only its hash is recorded.
- * Whatever fails after the address was claimed (organization, outbox, user stream) releases the claim and the staged
- * token, so the address can be registered again at once. Should the release itself fail, or the process die, the
- * claim is orphaned and the next registration of the address takes it over after ORPHANED_CLAIM_AFTER_MS.
+ * Whatever fails after the address was claimed (organization, outbox, user stream) releases the claim and the staged token.
  */
 export const registerUser = (input: RegisterUser) =>
   Effect.gen(function* () {
     const { email, password } = input.credentials
     const passwordHash = yield* hashPassword(password)
-    const hashOfEmail = emailHash(email)
     const outbox = yield* MailOutbox
-    const userId = yield* claimEmail(hashOfEmail, randomUUID(), input.metadata)
-    const token = verificationToken(userId, randomBytes(32).toString('base64url'))
-    const tokenHash = verificationTokenHash(token)
-    const register = Effect.gen(function* () {
-      const { org_id } = yield* createOrg({ name: personalOrgName(email), plan: 'free', metadata: input.metadata })
+    let tokenHash = ''
+    return yield* withClaimedEmail(email, input.metadata, (userId) => Effect.gen(function* () {
+      const token = verificationToken(userId, randomBytes(32).toString('base64url'))
+      tokenHash = verificationTokenHash(token)
+      const { org_id } = yield* createOrg({ name: personalOrgName(email), plan: input.plan ?? 'free', metadata: input.metadata })
       const now = yield* currentTime
       yield* outbox.stage(tokenHash, token)
       yield* runUserCommand({
         _tag: 'RegisterUser', user_id: userId, email, password_hash: passwordHash, org_id, token_hash: tokenHash,
         token_expires_at: new Date(now.getTime() + input.verificationTtlSeconds * 1000).toISOString(), now: now.toISOString(),
-      }, org_id, { metadata: { ...input.metadata, actor: `user:${userId}` } }).pipe(
-        // Two registrations that took over the same orphaned claim: the user stream lets exactly one through.
-        Effect.catchTag('StateConflict', () => Effect.fail(new StateConflict({ code: 'email_already_used', message: 'this e-mail address is already registered' }))),
-      )
+      }, org_id, { metadata: { ...input.metadata, actor: `user:${userId}` } })
       return { user_id: userId, org_id }
-    })
-    return yield* register.pipe(
-      Effect.onError(() => Effect.all([outbox.remove(tokenHash), releaseUnregisteredClaim(hashOfEmail, userId, input.metadata)], { mode: 'either' }).pipe(Effect.ignore)),
-    )
+    }), Effect.suspend(() => (tokenHash ? outbox.remove(tokenHash) : Effect.void)))
+  })
+
+/**
+ * An operator adds a verified user to an existing organization (`cli user create`, `cli org create --owner-email`):
+ * they can sign in at once, and the dashboard shows them that organization.
+ */
+export const addUser = (input: { readonly credentials: Credentials; readonly org_id: string; readonly role: UserRole; readonly metadata: EventMetadata }) =>
+  Effect.gen(function* () {
+    const org = foldHistory(orgDecider, yield* (yield* EventStore).readStream(STREAMS.org.stream(input.org_id)))
+    if (!org.exists) return yield* Effect.fail(new NotFound({ resource: 'org', id: input.org_id }))
+    const passwordHash = yield* hashPassword(input.credentials.password)
+    return yield* withClaimedEmail(input.credentials.email, input.metadata, (userId) => Effect.gen(function* () {
+      const handled = yield* runUserCommand({
+        _tag: 'AddUser', user_id: userId, email: input.credentials.email, password_hash: passwordHash, org_id: input.org_id, role: input.role,
+        now: (yield* currentTime).toISOString(),
+      }, input.org_id, { metadata: input.metadata })
+      return { user_id: userId, org_id: input.org_id, email: input.credentials.email, role: input.role, position: handled.position }
+    }))
   })
 
 /** Marks the address verified when the token is the user's pending one and has not expired; a token works once. */

@@ -214,8 +214,17 @@ export const checkTargetUrl = (raw: string, allowlist: Allowlist): TargetUrlChec
   const port = effectivePort(url)
   if (isAllowlisted(allowlist, url.hostname, port)) return { ok: true, url }
   const reason = forbiddenHostReason(url.hostname) ?? forbiddenPortReason(port)
-  if (reason) return unsafe(`target_url points to a non-public destination (${reason})`)
+  if (reason) return unsafe(`target_url points to a non-public destination (${reason})${reason === 'localhost' ? loopbackHint(allowlist, port) : ''}`)
   return { ok: true, url }
+}
+
+/**
+ * A `localhost` target refused while the allowlist names a loopback address on its port: entries name addresses (or
+ * exact names), so the hint names the entry the user most likely meant and the two ways to reach it.
+ */
+const loopbackHint = (allowlist: Allowlist, port: number): string => {
+  const entry = ['127.0.0.1', '[::1]'].map((address) => allowlistKey(address, port)).find((key) => key !== null && allowlist.has(key))
+  return entry ? `; the allowlist has ${entry}: use that address in target_url, or add localhost:${port} to SSRF_ALLOWLIST` : ''
 }
 
 /** The host name whose addresses decide a target at submission; null for IP literals and allowlisted names (no lookup needed). */

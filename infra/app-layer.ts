@@ -31,6 +31,8 @@ export interface AppLayerOptions {
   readonly hostResolver?: HostResolverService
   /** The time every time-based behaviour reads; the system clock unless a test or bench drives a manual one. */
   readonly clock?: ClockService
+  /** Info lines of the adapters (a mail saved without SMTP). */
+  readonly notice?: LogFn
 }
 
 /**
@@ -69,7 +71,7 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
     })))
     : Layer.effect(EventLog, StoreLog)
 
-  const mail = MailLive({ dataDir: config.dataDir, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, sharedOutbox: settings.documents.kind === 'mongodb' })
+  const mail = MailLive({ dataDir: config.dataDir, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, sharedOutbox: settings.documents.kind === 'mongodb', ...(options.notice ? { notice: options.notice } : {}) })
 
   const hostResolver = Layer.succeed(HostResolver, options.hostResolver ?? systemHostResolver)
   const clock = Layer.succeed(Clock, clockService)

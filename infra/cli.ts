@@ -1,44 +1,20 @@
-import { Effect, ManagedRuntime } from 'effect'
+import { ManagedRuntime } from 'effect'
 import { AUDIT_USAGE, auditCommand } from './audit-cli.js'
-import { consoleLogger } from './logger.js'
-import { purgeSweep } from './roles/purger.js'
-import { createApiKey, createOrg, grantApiKeyScopes } from '../commands/orgs.js'
-import { DEFAULT_KEY_LIMITS } from '../commands/orgs.js'
-import { changeOrgPlan, setOrgIpAllowlist, setOrgSummaries } from '../commands/org-settings.js'
-import { SCOPES } from '../domain/scopes.js'
-import { loadConfig } from './config.js'
 import { appLayer } from './app-layer.js'
+import { UsageError, onlyFlags, parseArgs, type Args } from './cli/args.js'
+import { maintenanceCommands } from './cli/maintenance.js'
+import { OPERATOR_COMMANDS, type CliCommand } from './cli/operator.js'
+import { render } from './cli/output.js'
+import { environment, loadConfig, type Config } from './config.js'
 import { promiseRunner } from './runtime.js'
-import { ReadModels } from './read-models.js'
-import { replayProjections } from './replay.js'
 import { DEFAULT_RECIPES_DIR, lintFile, recipeFiles } from './recipes.js'
 
-const usage = `usage:
-  cli org create --name NAME --plan free|starter|pro|business|enterprise [--rate-limit-rpm N] [--daily-quota N]
-  cli org ip-allowlist clear --org ORG_ID
-  cli org set --org ORG_ID [--summaries on|off] [--plan free|starter|pro|business|enterprise]
-  cli key grant --org ORG_ID --key KEY_ID --scopes SCOPE[,SCOPE...]
-  cli replay
-  cli recipes lint [FILE...]
-  cli purge [--as-of ISO-TIME] [--dry-run]
-${AUDIT_USAGE}`
-
-const flag = (args: string[], name: string) => {
-  const i = args.indexOf(`--${name}`)
-  return i >= 0 ? args[i + 1] : undefined
-}
-
-const positiveFlag = (args: string[], name: string, field: string) => {
-  const value = flag(args, name)
-  if (value === undefined) return {}
-  const n = Number(value)
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} takes a whole number of at least 1`)
-  return { [field]: n }
-}
+/** Tagged errors that mean the input names something wrong (unknown organization, taken address): bad input, exit 2. */
+const INPUT_ERRORS = new Set(['ValidationFailed', 'NotFound', 'StateConflict', 'Forbidden', 'Unauthenticated'])
 
 /** Lints the given recipe files (default: every recipe of RECIPES_DIR); exit code 1 when any has a problem. */
-const lintRecipes = (files: string[]) => {
-  const linted = (files.length > 0 ? files : recipeFiles(process.env.RECIPES_DIR || DEFAULT_RECIPES_DIR)).map(lintFile)
+const lintRecipes = (files: readonly string[]) => {
+  const linted = (files.length > 0 ? files : recipeFiles(environment().RECIPES_DIR || DEFAULT_RECIPES_DIR)).map(lintFile)
   for (const { file, problems } of linted) {
     if (problems.length === 0) process.stdout.write(`ok ${file}\n`)
     for (const problem of problems) process.stdout.write(`${file}: ${problem.pointer || '/'} ${problem.message}\n`)
@@ -46,10 +22,14 @@ const lintRecipes = (files: string[]) => {
   process.exitCode = linted.some((l) => l.problems.length > 0) ? 1 : 0
 }
 
+let config: Config | undefined
+/** Read on first use: neither --help nor bad input reads the data folder, let alone writes a signing secret into it. */
+const loadedConfig = () => (config ??= loadConfig(environment()))
+
 /** `cli audit ...` works on the files themselves (the event store's, the keys'), without the service's runtime. */
-const audit = (args: string[]) => {
+const audit = (args: readonly string[]) => {
   try {
-    if (auditCommand(args, loadConfig(process.env))) return
+    if (auditCommand([...args], loadedConfig())) return
     process.stderr.write(`${usage}\n`)
     process.exitCode = 2
   } catch (error) {
@@ -58,66 +38,81 @@ const audit = (args: string[]) => {
   }
 }
 
-const main = async (args: string[]) => {
-  if (args[0] === 'recipes' && args[1] === 'lint') return lintRecipes(args.slice(2))
-  if (args[0] === 'audit') return audit(args.slice(1))
-  const config = loadConfig(process.env)
-  const runtime = ManagedRuntime.make(appLayer(config, (m, d) => process.stderr.write(`${m} ${d ?? ''}\n`)))
-  const run = promiseRunner(runtime.runPromiseExit)
+const COMMANDS: readonly CliCommand[] = [...OPERATOR_COMMANDS, ...maintenanceCommands(loadedConfig)]
+
+const usage = [
+  'usage: npm run cli -- COMMAND [--json]',
+  ...COMMANDS.map((c) => `  ${c.usage}`),
+  '  recipes lint [FILE...]',
+  ...AUDIT_USAGE.split('\n').map((line) => `  ${line.trim().replace(/^cli /, '')}`),
+  '',
+  'The CLI reads .env in the working directory (environment variables win), as `npm start` does, and names the data it',
+  'uses on stderr. --json prints JSON (an object, or an array for lists); otherwise a readable table.',
+  'Lists show what the read models hold: the running service keeps them current (or run `cli replay` with it stopped).',
+].join('\n')
+
+const commandOf = (args: Args) => {
+  const command = COMMANDS.find((c) => c.words.every((word, i) => args.words[i] === word) && args.words.length === c.words.length)
+  if (!command) throw new UsageError(args.words.length === 0 ? 'no command given' : `unknown command: ${args.words.join(' ')}`)
+  onlyFlags(args, command.flags)
+  return command
+}
+
+/** Where the data lives, without any credential a connection string may hold. */
+const dataLocation = (c: Config) => {
+  const { eventStore, documents, blobs } = c.adapters
+  return eventStore.kind === 'sqlite' && documents.kind === 'sqlite' && blobs.kind === 'local'
+    ? `data folder ${c.dataDir}`
+    : `event store ${eventStore.kind}, read models ${documents.kind}, artifacts ${blobs.kind}${eventStore.kind === 'sqlite' ? ` (data folder ${c.dataDir})` : ''}`
+}
+
+const messageOf = (error: unknown) => {
+  const tagged = error as { _tag?: string; errors?: readonly { field: string; message: string }[]; resource?: string; id?: string; message?: string; code?: string }
+  // Tagged domain errors carry their facts in fields, not in a message.
+  if (tagged._tag === 'ValidationFailed') return tagged.errors?.map((e) => `${e.field}: ${e.message}`).join('; ') ?? 'invalid input'
+  if (tagged._tag === 'NotFound') return `${tagged.resource} ${tagged.id} not found`
+  if (tagged.code && tagged.message) return `${tagged.message} (${tagged.code})`
+  return (error as Error).message || JSON.stringify(error)
+}
+
+const main = async (argv: readonly string[]) => {
+  let args: Args
+  let command: CliCommand
+  let prepared: ReturnType<CliCommand['prepare']>
+  try {
+    args = parseArgs(argv)
+    if (args.switches.has('help') || args.words[0] === 'help') {
+      process.stdout.write(`${usage}\n`)
+      return
+    }
+    if (args.words[0] === 'recipes' && args.words[1] === 'lint') return lintRecipes(args.words.slice(2))
+    if (argv[0] === 'audit') return audit(argv.slice(1))
+    command = commandOf(args)
+    prepared = command.prepare(args)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    process.stderr.write(`error: ${error.message} (npm run cli -- --help lists the commands)\n`)
+    process.exitCode = 2
+    return
+  }
+  let c: Config
+  try {
+    c = loadedConfig()
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n`)
+    process.exitCode = 1
+    return
+  }
+  process.stderr.write(`using ${dataLocation(c)}\n`)
+  const runtime = ManagedRuntime.make(appLayer(c, (m, d) => process.stderr.write(`${m} ${d ?? ''}\n`)))
   const metadata = { correlation_id: `cli-${Date.now()}`, causation_id: null, actor: 'cli' }
   try {
-    if (args[0] === 'org' && args[1] === 'create') {
-      const name = flag(args, 'name')
-      const plan = flag(args, 'plan') ?? 'free'
-      if (!name) throw new Error('--name is required')
-      const { org_id } = await run(createOrg({ name, plan, metadata }))
-      // The first key bounds every key made from it (a key never creates a wider one), so the operator sets its limits here.
-      const limits = { ...DEFAULT_KEY_LIMITS, ...positiveFlag(args, 'rate-limit-rpm', 'rate_limit_rpm'), ...positiveFlag(args, 'daily-quota', 'daily_quota') }
-      const key = await run(createApiKey({ org_id, name: 'default', scopes: SCOPES, limits, expires_at: null, metadata }))
-      process.stdout.write(`${JSON.stringify({ org_id, api_key: key.secret })}\n`)
-    } else if (args[0] === 'org' && args[1] === 'ip-allowlist' && args[2] === 'clear') {
-      const orgId = flag(args, 'org')
-      if (!orgId) throw new Error('--org is required')
-      await run(setOrgIpAllowlist({ org_id: orgId, ip_allowlist: [], metadata }))
-      process.stdout.write(`${JSON.stringify({ org_id: orgId, ip_allowlist: [] })}\n`)
-    } else if (args[0] === 'org' && args[1] === 'set') {
-      const orgId = flag(args, 'org')
-      const summaries = flag(args, 'summaries')
-      const plan = flag(args, 'plan')
-      if (!orgId) throw new Error('--org is required')
-      if (summaries === undefined && plan === undefined) throw new Error('org set takes --summaries on|off and/or --plan NAME')
-      if (summaries !== undefined && summaries !== 'on' && summaries !== 'off') throw new Error('--summaries takes on or off')
-      const now = new Date().toISOString()
-      if (summaries !== undefined) await run(setOrgSummaries({ org_id: orgId, enabled: summaries === 'on', now, metadata }))
-      if (plan !== undefined) await run(changeOrgPlan({ org_id: orgId, plan, now, metadata }))
-      process.stdout.write(`${JSON.stringify({ org_id: orgId, ...(summaries !== undefined ? { summaries } : {}), ...(plan !== undefined ? { plan } : {}) })}\n`)
-    } else if (args[0] === 'key' && args[1] === 'grant') {
-      const orgId = flag(args, 'org')
-      const keyId = flag(args, 'key')
-      const scopes = flag(args, 'scopes')
-      if (!orgId || !keyId || !scopes) throw new Error('--org, --key and --scopes are required')
-      const granted = await run(grantApiKeyScopes({ org_id: orgId, key_id: keyId, scopes: scopes.split(',').map((s) => s.trim()), metadata }))
-      const added = granted.events.flatMap((event) => event._tag === 'ApiKeyScopesGranted' ? event.scopes : [])
-      process.stdout.write(`${JSON.stringify({ org_id: orgId, key_id: keyId, scopes_added: added })}\n`)
-    } else if (args[0] === 'purge') {
-      const asOf = flag(args, 'as-of')
-      const now = asOf === undefined ? new Date() : new Date(asOf)
-      if (Number.isNaN(now.getTime())) throw new Error('--as-of takes an ISO 8601 instant, e.g. 2030-01-01T00:00:00Z')
-      const dryRun = args.includes('--dry-run')
-      const counts = await run(purgeSweep(config, consoleLogger(config.logLevel), { now, dryRun }))
-      process.stdout.write(`${JSON.stringify({ as_of: now.toISOString(), dry_run: dryRun, ...counts })}\n`)
-    } else if (args[0] === 'replay') {
-      const counts = await run(Effect.flatMap(ReadModels, replayProjections))
-      process.stdout.write(`${JSON.stringify({ replayed: counts })}\n`)
-    } else {
-      process.stderr.write(`${usage}\n`)
-      process.exitCode = 2
-    }
+    const result = await prepared({ run: promiseRunner(runtime.runPromiseExit), metadata })
+    process.stdout.write(render(result, args.switches.has('json')))
   } catch (error) {
-    const tagged = error as { _tag?: string; errors?: unknown }
-    // Tagged domain errors (not found, conflicts) carry their facts in fields, not in a message.
-    process.stderr.write(`error: ${tagged._tag === 'ValidationFailed' ? JSON.stringify(tagged.errors) : (error as Error).message || JSON.stringify(error)}\n`)
-    process.exitCode = 1
+    const input = INPUT_ERRORS.has((error as { _tag?: string })._tag ?? '')
+    process.stderr.write(`error: ${messageOf(error)}\n`)
+    process.exitCode = input ? 2 : 1
   } finally {
     await runtime.dispose()
   }

@@ -1,7 +1,9 @@
 import { hkdfSync, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { parseEnv } from 'node:util'
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from '../api/server-limits.js'
+import { PLAN_NAMES, type PlanName } from '../domain/plans.js'
 import { parseAllowlist, type Allowlist } from '../domain/address-policy.js'
 import { parseOriginOverrides, type OriginOverrides, type RecipeCatalogue } from '../domain/recipe/catalogue.js'
 import { DEFAULT_RECIPES_DIR, loadRecipeCatalogue } from './recipes.js'
@@ -41,6 +43,10 @@ export interface Config {
   readonly roles: readonly Role[]
   readonly logLevel: string
   readonly workerId: string
+  /** REGISTRATION: `open` (anyone who reaches the service may sign up) or `closed` (only `cli user create` adds users). */
+  readonly registration: 'open' | 'closed'
+  /** DEFAULT_PLAN: the plan of the organization a sign-up gets (Free by default). */
+  readonly defaultPlan: PlanName
   /** Account API: HS256 key of access tokens and session cookies. */
   readonly jwtSecret: string
   readonly accessTokenTtlSeconds: number
@@ -171,6 +177,19 @@ export const parseRoles = (raw: string | undefined): readonly Role[] => {
   return roles as Role[]
 }
 
+const oneOf = <T extends string>(raw: string | undefined, allowed: readonly T[], fallback: T, name: string): T => {
+  if (raw === undefined || raw === '') return fallback
+  if (!(allowed as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got ${raw}`)
+  return raw as T
+}
+
+/**
+ * The environment the service and the CLI read: `.env` in the working directory (when present) under the process's
+ * own variables, which win. Both read the same file with the same defaults, so they use the same data folder.
+ */
+export const environment = (env: NodeJS.ProcessEnv = process.env, dotEnvFile = resolve('.env')): NodeJS.ProcessEnv =>
+  existsSync(dotEnvFile) ? { ...parseEnv(readFileSync(dotEnvFile, 'utf8')), ...env } : env
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const port = int(env.PORT, 8080, 'PORT')
   const dataDir = resolve(env.DATA_DIR ?? './data')
@@ -178,7 +197,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '')
   return {
     port,
-    host: env.HOST ?? '0.0.0.0',
+    // Loopback unless told otherwise: a first start is not reachable (nor open to sign-ups) from the network.
+    host: env.HOST || '127.0.0.1',
     dataDir,
     publicBaseUrl,
     ssrfAllowlist: parseAllowlist(env.SSRF_ALLOWLIST),
@@ -227,6 +247,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       idleMs: int(env.BROWSER_IDLE_MS, 120_000, 'BROWSER_IDLE_MS'),
       challengeWaitMs: int(env.STEALTH_CHALLENGE_WAIT_MS, 5_000, 'STEALTH_CHALLENGE_WAIT_MS'),
     },
+    registration: oneOf(env.REGISTRATION, ['open', 'closed'] as const, 'open', 'REGISTRATION'),
+    defaultPlan: oneOf(env.DEFAULT_PLAN, PLAN_NAMES, 'free', 'DEFAULT_PLAN'),
     jwtSecret: jwtSecret(env, signing),
     accessTokenTtlSeconds: Math.max(1, int(env.ACCESS_TOKEN_TTL_SECONDS, 3600, 'ACCESS_TOKEN_TTL_SECONDS')),
     sessionTtlSeconds: Math.max(1, int(env.SESSION_TTL_SECONDS, 7 * 86_400, 'SESSION_TTL_SECONDS')),

@@ -55,7 +55,7 @@ const rolesLayer = (config: Config, roles: readonly Role[], logger: Logger) => L
 
 /** One process: the configured adapters plus the selected roles, as one layer (one ManagedRuntime). */
 export const processLayer = (config: Config, roles: readonly Role[], logger: Logger, options: AppLayerOptions = {}) =>
-  rolesLayer(config, roles, logger).pipe(Layer.provideMerge(appLayer(config, logger.error, options)))
+  rolesLayer(config, roles, logger).pipe(Layer.provideMerge(appLayer(config, logger.error, { notice: logger.info, ...options })))
 
 export interface RunningProcess {
   readonly app?: FastifyInstance

@@ -1,3 +1,4 @@
+import type { UserRole } from '../domain/user/roles.js'
 import { emailHash } from '../domain/user/identity.js'
 import { collection, defineProjection, updateDoc, type Stored } from './projection.js'
 
@@ -6,6 +7,7 @@ export type UserDoc = Stored<{
   readonly user_id: string
   readonly email: string
   readonly org_id: string
+  readonly role: UserRole
   readonly is_verified: boolean
   readonly created_at: string
   readonly verified_at: string | null
@@ -28,7 +30,7 @@ export const usersProjection = defineProjection({
     switch (event._tag) {
       case 'UserRegistered':
         updateDoc(view, USERS, event.user_id, envelope, () => ({
-          user_id: event.user_id, email: event.email, org_id: event.org_id, is_verified: false, created_at: event.registered_at, verified_at: null,
+          user_id: event.user_id, email: event.email, org_id: event.org_id, role: event.role ?? 'owner', is_verified: false, created_at: event.registered_at, verified_at: null,
         }))
         return updateDoc(view, USER_EMAILS, emailHash(event.email), envelope, () => ({ user_id: event.user_id }))
       case 'UserVerified':

@@ -1,5 +1,6 @@
 import type { Effect } from 'effect'
 import type { Allowlist } from '../../domain/address-policy.js'
+import type { PlanName } from '../../domain/plans.js'
 import type { MailOutbox } from '../../ports/mail.js'
 import type { ApiServices } from '../context.js'
 
@@ -20,6 +21,10 @@ export interface AccountContext {
     readonly scrapesPerMinute: number
     /** SSRF_ALLOWLIST: scrape targets the submission-time checks let through. */
     readonly ssrfAllowlist: Allowlist
+    /** REGISTRATION: `closed` refuses POST /register (403 registration_closed). */
+    readonly registration: 'open' | 'closed'
+    /** DEFAULT_PLAN: the plan of a sign-up's own organization. */
+    readonly defaultPlan: PlanName
     /** Lifetime of signed screenshot URLs. */
     readonly artifactUrlTtlSeconds: number
   }

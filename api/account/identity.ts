@@ -1,6 +1,6 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify'
 import { authenticateUser, registerUser, verifyEmail } from '../../commands/users.js'
-import { ValidationFailed } from '../../domain/errors.js'
+import { Forbidden, ValidationFailed } from '../../domain/errors.js'
 import { checkCredentials } from '../../domain/user/credentials.js'
 import { emailHash } from '../../domain/user/identity.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
@@ -10,10 +10,11 @@ import type { AccountContext } from './context.js'
 import { BadRequest } from './errors.js'
 import type { LoginBackoff } from './login-backoff.js'
 import {
-  accountSecurity, CredentialsBody, EmailAlreadyUsed, InvalidCredentials, InvalidOrExpiredToken, MalformedBody, NotAuthenticated,
+  accountSecurity, CredentialsBody, EmailAlreadyUsed, RegistrationClosed, InvalidCredentials, InvalidOrExpiredToken, MalformedBody, NotAuthenticated,
   TooManyAttempts, UserSummary, UserWithCreatedAt, ValidationErrorBody,
 } from './schemas.js'
 import { userOf, type Sessions } from './session.js'
+import { sendVerifyPage, wantsHtml } from './verify-page.js'
 
 const tags = ['account']
 const credentialsOf = (body: unknown, purpose: 'register' | 'login') => {
@@ -44,23 +45,28 @@ export const identityRoutes = async (
   app.post('/register', {
     schema: {
       tags, summary: 'Register a user',
-      description: 'Creates the user and their organization (Free plan) and sends a verification e-mail whose link (`/verify?token=…`) '
+      description: 'Creates the user and their organization (on DEFAULT_PLAN, Free unless the operator set another) and sends a verification e-mail whose link (`/verify?token=…`) '
         + 'works once within VERIFICATION_TOKEN_TTL_SECONDS (default 24 h). The address is stored trimmed, lower-cased and in Unicode NFC, '
         + 'and mailed exactly as stored. 422 codes: missing_email, invalid_email (not a mailbox address, more than 254 characters or a local part over 64 bytes, '
-        + 'a quoted local part, control or invisible characters, invalid Unicode), missing_password, password_too_short, password_too_long.',
+        + 'a quoted local part, control or invisible characters, invalid Unicode), missing_password, password_too_short, password_too_long. '
+        + 'With REGISTRATION=closed nobody can sign up (403 registration_closed); the operator adds users with `cli user create`.',
       body: CredentialsBody,
-      response: { 202: { type: 'null', description: 'Accepted; empty body.' }, 400: MalformedBody, 409: EmailAlreadyUsed, 422: ValidationErrorBody },
+      response: { 202: { type: 'null', description: 'Accepted; empty body.' }, 400: MalformedBody, 403: RegistrationClosed, 409: EmailAlreadyUsed, 422: ValidationErrorBody },
     },
   }, async (request, reply) => {
+    if (account.settings.registration === 'closed') throw new Forbidden({ code: 'registration_closed', message: 'sign-up is closed on this server' })
     const credentials = credentialsOf(request.body, 'register')
-    await account.run(registerUser({ credentials, verificationTtlSeconds: account.settings.verificationTokenTtlSeconds, metadata: requestMetadata(request, 'anonymous') }))
+    await account.run(registerUser({
+      credentials, plan: account.settings.defaultPlan, verificationTtlSeconds: account.settings.verificationTokenTtlSeconds, metadata: requestMetadata(request, 'anonymous'),
+    }))
     return reply.code(202).send()
   })
 
   app.get('/verify', {
     schema: {
       tags, summary: 'Verify the e-mail address',
-      description: 'The link of the verification e-mail. A token works once, until it expires.',
+      description: 'The link of the verification e-mail. A token works once, until it expires. A browser (`Accept: text/html` before any '
+        + '`application/json`) gets a small HTML page with the same status that says what happened and links to the dashboard; other clients get JSON.',
       querystring: { type: 'object', properties: { token: { type: 'string', description: 'From the verification e-mail.' } } },
       response: {
         200: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['verified'] } } },
@@ -68,13 +74,21 @@ export const identityRoutes = async (
         422: InvalidOrExpiredToken,
       },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { token } = request.query as { token?: string }
-    if (!token) throw new BadRequest({ code: 'missing_token' })
-    const verified = await account.run(verifyEmail(token, requestMetadata(request, 'anonymous')))
+    const html = wantsHtml(request)
+    if (!token) {
+      if (html) return sendVerifyPage(reply, 400, 'missing_token')
+      throw new BadRequest({ code: 'missing_token' })
+    }
+    const verified = await account.run(verifyEmail(token, requestMetadata(request, 'anonymous'))).catch((error: unknown) => {
+      if (html && (error as { _tag?: string })._tag === 'InvalidVerificationToken') return null
+      throw error
+    })
+    if (!verified) return sendVerifyPage(reply, 422, 'invalid_or_expired_token')
     // Answer once /me shows the verified address.
     await account.run(waitForPosition(USERS, verified.user_id, verified.position))
-    return { status: 'verified' }
+    return html ? sendVerifyPage(reply, 200, 'verified') : { status: 'verified' }
   })
 
   app.post('/login', {

@@ -61,6 +61,7 @@ export const NotAuthenticated = {
 } as const
 export const EmailAlreadyUsed = detail('The e-mail address is registered already.', ['email_already_used'])
 export const InvalidOrExpiredToken = detail('The token is unknown, expired or was used already.', ['invalid_or_expired_token'])
+export const RegistrationClosed = detail('Sign-up is closed on this server (REGISTRATION=closed): the operator adds users with `cli user create`.', ['registration_closed'])
 export const EmailNotVerified = detail('Verify the e-mail address first (GET /verify).', ['email_not_verified'])
 
 export const ApiKeyCreatedBody = {

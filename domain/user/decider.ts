@@ -3,6 +3,7 @@ import type { Decider } from '../decider.js'
 import { StateConflict, ValidationFailed, fieldError } from '../errors.js'
 import { isEmail, normalizeEmail } from './email-address.js'
 import { InvalidVerificationToken } from './errors.js'
+import type { UserRole } from './roles.js'
 import { UserRegistered, UserVerified, VerificationEmailSent, VerificationTokenIssued, type UserEvent } from './events.js'
 
 export interface PendingToken {
@@ -32,8 +33,22 @@ export type UserCommand =
     readonly _tag: 'RegisterUser'; readonly user_id: string; readonly email: string; readonly password_hash: string; readonly org_id: string
     readonly token_hash: string; readonly token_expires_at: string; readonly now: string
   }
+  /** An operator adds a user to an existing organization: verified at once (the operator vouches for the address). */
+  | {
+    readonly _tag: 'AddUser'; readonly user_id: string; readonly email: string; readonly password_hash: string; readonly org_id: string
+    readonly role: UserRole; readonly now: string
+  }
   | { readonly _tag: 'VerifyEmail'; readonly user_id: string; readonly token_hash: string; readonly now: string }
   | { readonly _tag: 'RecordVerificationEmailSent'; readonly user_id: string; readonly token_hash: string; readonly message_id: string; readonly now: string }
+
+/** Why a user cannot be recorded: the stream has one already, or the address is not in its normalized form. */
+const refuseRegistration = (command: { readonly email: string }, state: UserState): StateConflict | ValidationFailed | null => {
+  if (state.exists) return new StateConflict({ code: 'user_exists', message: 'user already exists' })
+  if (!isEmail(command.email) || command.email !== normalizeEmail(command.email)) {
+    return new ValidationFailed({ errors: [fieldError('email', 'invalid_email', 'email must be a normalized e-mail address')] })
+  }
+  return null
+}
 
 export type UserError = StateConflict | ValidationFailed | InvalidVerificationToken
 
@@ -57,15 +72,23 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState, UserError> 
   decide: (command, state) => {
     switch (command._tag) {
       case 'RegisterUser': {
-        if (state.exists) return Either.left(new StateConflict({ code: 'user_exists', message: 'user already exists' }))
-        if (!isEmail(command.email) || command.email !== normalizeEmail(command.email)) {
-          return Either.left(new ValidationFailed({ errors: [fieldError('email', 'invalid_email', 'email must be a normalized e-mail address')] }))
-        }
+        const refused = refuseRegistration(command, state)
+        if (refused) return Either.left(refused)
         return Either.right([
           new UserRegistered({
             user_id: command.user_id, email: command.email, password_hash: command.password_hash, org_id: command.org_id, registered_at: command.now,
           }),
           new VerificationTokenIssued({ user_id: command.user_id, token_hash: command.token_hash, expires_at: command.token_expires_at, issued_at: command.now }),
+        ])
+      }
+      case 'AddUser': {
+        const refused = refuseRegistration(command, state)
+        if (refused) return Either.left(refused)
+        return Either.right([
+          new UserRegistered({
+            user_id: command.user_id, email: command.email, password_hash: command.password_hash, org_id: command.org_id, registered_at: command.now, role: command.role,
+          }),
+          new UserVerified({ user_id: command.user_id, verified_at: command.now }),
         ])
       }
       case 'VerifyEmail': {

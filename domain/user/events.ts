@@ -1,4 +1,5 @@
 import { Schema } from 'effect'
+import { USER_ROLES } from './roles.js'
 
 /**
  * Events of the `user-<id>` stream. Secrets never enter them in clear: the password only as its argon2id hash,
@@ -13,6 +14,8 @@ export class UserRegistered extends Schema.TaggedClass<UserRegistered>()('UserRe
   /** The user's own organization (Free plan), created at registration. */
   org_id: Schema.String,
   registered_at: Schema.String,
+  /** Absent on registrations (the user owns their own organization); set when an operator adds the user (`cli user create`). */
+  role: Schema.optional(Schema.Literal(...USER_ROLES)),
 }) {}
 
 export class VerificationTokenIssued extends Schema.TaggedClass<VerificationTokenIssued>()('VerificationTokenIssued', {

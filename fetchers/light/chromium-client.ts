@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -64,11 +64,27 @@ export interface ChromiumClient {
   readonly stop: () => Promise<void>
 }
 
+/** The client is not built and cannot be (no Go): light jobs fail with `tier_unavailable` and this message. */
+export class ClientUnavailable extends Error {}
+
+/** The one fix for a missing client, named wherever its absence is reported. */
+export const CLIENT_FIX = 'install Go (https://go.dev/dl/) and run `npm run build:light-client`'
+
+const goInstalled = () => { try { execFileSync('go', ['version'], { stdio: 'ignore', timeout: 10_000 }); return true } catch { return false } }
+
+/** Whether the light tier can run: its client built from the current source, or Go there to build it on first use. */
+export const lightClientState = (): 'built' | 'buildable' | 'missing' => {
+  const built = (() => { try { return statSync(BINARY).mtimeMs } catch { return -1 } })()
+  if (built >= 0 && built >= newestSource()) return 'built'
+  return goInstalled() ? 'buildable' : 'missing'
+}
+
 const newestSource = () => Math.max(...readdirSync(SOURCE_DIR).map((name) => statSync(`${SOURCE_DIR}/${name}`).mtimeMs))
 
 const ensureBinary = async () => {
-  const built = (() => { try { return statSync(BINARY).mtimeMs } catch { return -1 } })()
-  if (built >= newestSource()) return
+  const state = lightClientState()
+  if (state === 'built') return
+  if (state === 'missing') throw new ClientUnavailable(`the light tier's HTTP client is not built and Go is not installed: ${CLIENT_FIX}`)
   // Built beside and renamed, so concurrent processes never run a half-written binary.
   const partial = `${BINARY}.${process.pid}`
   mkdirSync(dirname(BINARY), { recursive: true })

@@ -7,7 +7,7 @@ import { jobManifest, jobTiming, type ObservedResponse } from '../manifest.js'
 import { BodyRefused } from '../body-limit.js'
 import { discardBody, readResponseBody } from './response-body.js'
 import { jobSignal } from './job-signal.js'
-import { makeChromiumClient, TunnelRefused, type ClientResponse } from './chromium-client.js'
+import { ClientUnavailable, makeChromiumClient, TunnelRefused, type ClientResponse } from './chromium-client.js'
 import { CHROMIUM_MAJOR, requestHeaders } from './chromium-profile.js'
 import { EGRESS_DENIED_HEADER, EGRESS_ERROR_HEADER, isGatewayFailureStatus } from '../egress/gateway-answers.js'
 
@@ -40,6 +40,7 @@ const headersOf = (response: ClientResponse): Record<string, string> => {
 const classifyError = (error: unknown, timedOut: boolean): JobFailure => {
   if (error instanceof JobFailure) return error
   if (error instanceof BodyRefused || error instanceof PageWorkFailed) return new JobFailure(error.reason, error.message)
+  if (error instanceof ClientUnavailable) return new JobFailure('tier_unavailable', error.message)
   if (timedOut) return new JobFailure('timeout', 'the target did not answer within timeout_ms')
   const name = (error as Error)?.constructor?.name ?? ''
   const message = (error as Error)?.message ?? String(error)

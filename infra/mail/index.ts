@@ -12,6 +12,8 @@ export interface MailSettings {
   readonly sharedOutbox: boolean
   readonly smtpUrl: string | null
   readonly mailFrom: string
+  /** Info lines: without SMTP, one per message saved (see nodemailerMailer). */
+  readonly notice?: (message: string, detail?: unknown) => void
 }
 
 /**
@@ -23,6 +25,6 @@ export const MailLive = (settings: MailSettings) => Layer.scopedContext(Effect.g
   const outbox = settings.sharedOutbox
     ? makeStagedTokensDocuments(yield* DocumentStore)
     : makeStagedTokensFolder(join(settings.dataDir, 'outbox-staged'))
-  const mailer = yield* nodemailerMailer({ outboxDir: join(settings.dataDir, 'outbox'), from: settings.mailFrom, smtpUrl: settings.smtpUrl })
+  const mailer = yield* nodemailerMailer({ outboxDir: join(settings.dataDir, 'outbox'), from: settings.mailFrom, smtpUrl: settings.smtpUrl, ...(settings.notice ? { notice: settings.notice } : {}) })
   return Context.make(MailOutbox, outbox).pipe(Context.add(Mailer, mailer))
 }))

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { Effect, type Scope } from 'effect'
 import { createTransport } from 'nodemailer'
 import { MailUnavailable, type MailerService } from '../../ports/mail.js'
+import { withReadableText } from './readable-text.js'
 
 export interface MailerOptions {
   /** Every message is written here as `<id>.eml` (RFC 822), whether or not SMTP is configured. */
@@ -15,12 +16,17 @@ export interface MailerOptions {
    * (which exists to keep customer-controlled URLs away from internal addresses).
    */
   readonly smtpUrl: string | null
+  /** Without SMTP the saved file is the only delivery: one line per message names it and its links, for the operator to pass on. */
+  readonly notice?: (message: string, detail?: unknown) => void
 }
+
+const links = (text: string) => text.match(/https?:\/\/\S+/g) ?? []
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,128}$/
 
 /**
- * Builds each message once with nodemailer's stream transport, keeps it as a file, then relays the same bytes by SMTP.
+ * Builds each message once with nodemailer's stream transport (its text readable as written: withReadableText), keeps it
+ * as a file, then relays the same bytes by SMTP.
  * The SMTP connection pool is closed when the scope closes.
  */
 export const nodemailerMailer = (options: MailerOptions): Effect.Effect<MailerService, never, Scope.Scope> => Effect.gen(function* () {
@@ -36,11 +42,12 @@ export const nodemailerMailer = (options: MailerOptions): Effect.Effect<MailerSe
         if (!SAFE_ID.test(mail.id)) throw new Error(`unsafe message id ${mail.id}`)
         const messageId = `<${mail.id}@${domain}>`
         const built = await builder.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, messageId, ...(mail.headers ? { headers: { ...mail.headers } } : {}) })
-        const raw = built.message as Buffer
+        const raw = withReadableText(built.message as Buffer, mail.text)
         const file = join(options.outboxDir, `${mail.id}.eml`)
         await writeFile(`${file}.tmp`, raw, { mode: 0o600 })
         await rename(`${file}.tmp`, file)
         if (smtp) await smtp.sendMail({ envelope: { from: options.from, to: mail.to }, raw })
+        else options.notice?.('mail saved to the outbox (no SMTP_URL)', { to: mail.to, subject: mail.subject, file, links: links(mail.text) })
         return { message_id: messageId }
       },
       catch: (cause) => new MailUnavailable({ cause }),

@@ -11,6 +11,8 @@ import { DownloadVerifier } from '../blob/local-folder.js'
 import type { Config } from '../config.js'
 import { Prometheus } from '../metrics/layer.js'
 import { currentRunner } from '../runtime.js'
+import { StartupError } from '../startup-error.js'
+import { lightClientState } from '../../fetchers/light/chromium-client.js'
 
 /** Where `npm run build:dashboard` writes the dashboard (see scripts/build-dashboard.mjs). */
 const DASHBOARD_DIST = fileURLToPath(new URL('../../web/dist', import.meta.url))
@@ -27,7 +29,9 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
   const build = async () => {
     const app = await buildApp({
       run,
-      settings: { publicBaseUrl: config.publicBaseUrl, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds, resultWaitMaxSeconds: config.resultWaitMaxSeconds, ssrfAllowlist: config.ssrfAllowlist, recipes: config.recipes },
+      settings: { publicBaseUrl: config.publicBaseUrl, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds, resultWaitMaxSeconds: config.resultWaitMaxSeconds, ssrfAllowlist: config.ssrfAllowlist, recipes: config.recipes,
+        unavailableTiers: lightClientState() === 'missing' ? ['light'] : [],
+      },
       rememberedPrincipal: (secret) => rememberedPrincipal(docs, secret, clock.now()),
       services: { events, docs, usage, clock },
       ...(Option.isSome(verifyDownload) ? { verifyDownload: verifyDownload.value } : {}),
@@ -47,11 +51,15 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
           loginFailuresBeforeBackoff: config.loginFailuresBeforeBackoff,
           secureCookies: config.publicBaseUrl.startsWith('https://'),
           scrapesPerMinute: config.scrapesPerMinute, ssrfAllowlist: config.ssrfAllowlist, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds,
+          registration: config.registration, defaultPlan: config.defaultPlan,
         },
       },
     })
     await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
       await app.close()
+      if ((error as { code?: string }).code === 'EADDRINUSE') {
+        throw new StartupError(`port ${config.port} on ${config.host} is in use by another process: stop it, or set PORT to a free port`)
+      }
       throw error
     })
     return app

@@ -125,7 +125,7 @@ t.test('cli purge: a dry run changes nothing; the real run purges exactly the ex
   t.ok((await Promise.all(plainBlobs.map(blobExists))).every(Boolean), 'the dry run deleted no blob')
   t.equal(await status(a.key, plain.job_id), 200)
 
-  const real = await runCliRaw(cliEnv, ['purge', '--as-of', asOf(31)])
+  const real = await runCliRaw(cliEnv, ['purge', '--as-of', asOf(31), '--json'])
   t.equal(real.code, 0)
   t.same(JSON.parse(real.stdout), {
     as_of: asOf(31), dry_run: false, jobs_purged: 3, artifacts_purged: expiredArtifacts, blobs_deleted: expiredArtifacts, held_skipped: 2,
@@ -138,7 +138,7 @@ t.test('cli purge: a dry run changes nothing; the real run purges exactly the ex
   t.same(new Set(list.body.items.map((j: { job_id: string }) => j.job_id)), new Set([jobHeld.job_id, artifactHeld.job_id, recent.job_id]), 'the list shows the held and the recent jobs only')
 
   const bad = await runCliRaw(cliEnv, ['purge', '--as-of', 'next tuesday'])
-  t.equal(bad.code, 1, 'a bad --as-of exits 1')
+  t.equal(bad.code, 2, 'a bad --as-of is bad input: exit 2')
   t.match(bad.stderr, /--as-of takes an ISO 8601 instant/)
 })
 
@@ -224,6 +224,6 @@ t.test('jobs.delete: an older key lacks it until an operator grants it with cli 
   t.match(audited.body.items[0], { actor: 'cli', detail: { key_id: c.key_id, scopes: ['jobs.delete'] } }, 'the grant is audited with its actor')
 
   const unknown = await runCliRaw(cliEnv, ['key', 'grant', '--org', c.org_id, '--key', c.key_id, '--scopes', 'jobs.destroy'])
-  t.equal(unknown.code, 1, 'an unknown scope exits 1')
-  t.match(unknown.stderr, /invalid_scopes/)
+  t.equal(unknown.code, 2, 'an unknown scope is bad input: exit 2')
+  t.match(unknown.stderr, /unknown: jobs.destroy/)
 })

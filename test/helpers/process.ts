@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { freePort, waitFor } from './service.js'
 
 /** Starts the service as its own OS process (the way `npm start` does), for crash and multi-process tests. */
@@ -28,9 +29,16 @@ export const spawnService = async (env: Record<string, string>, args: string[] =
   return { child, port, base: `http://127.0.0.1:${port}`, exited, stdout: () => stdout, stderr: () => stderr }
 }
 
-/** Runs the CLI the way the README does; answers its exit code and both outputs, whatever the code. */
-export const runCliRaw = (env: Record<string, string>, args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/cli.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+const CLI = fileURLToPath(new URL('../../infra/cli.ts', import.meta.url))
+
+/**
+ * Runs the CLI the way the README does; answers its exit code and both outputs, whatever the code. `cwd`: the folder
+ * it runs in (where it looks for `.env`); the repository's root by default.
+ */
+export const runCliRaw = (env: Record<string, string>, args: string[], cwd?: string) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), CLI, ...args], {
+    env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}),
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (c: Buffer) => { stdout += c })
@@ -38,9 +46,9 @@ export const runCliRaw = (env: Record<string, string>, args: string[]) => new Pr
   child.on('exit', (code) => resolve({ code, stdout, stderr }))
 })
 
-/** Runs the CLI the way the README does and answers its parsed JSON output; a non-zero exit is an error. */
+/** Runs the CLI the way the README does with `--json` and answers its parsed output; a non-zero exit is an error. */
 export const runCli = async (env: Record<string, string>, args: string[]) => {
-  const { code, stdout, stderr } = await runCliRaw(env, args)
+  const { code, stdout, stderr } = await runCliRaw(env, [...args, '--json'])
   if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${stderr}`)
   try { return JSON.parse(stdout) } catch { throw new Error(`cli printed no JSON: ${stdout} ${stderr}`) }
 }

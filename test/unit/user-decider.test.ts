@@ -35,6 +35,14 @@ given([]).when({ ...register, email: 'Ada@Example.com' })
   .then({ _tag: 'ValidationFailed', errors: [{ field: 'email', code: 'invalid_email' }] }, 'the decider only records lower-cased addresses')
 given([]).when({ ...register, email: 'not-an-address' }).then({ _tag: 'ValidationFailed' }, 'and only addresses')
 
+// ---- users an operator adds (cli user create) ----
+const add: UserCommand = { _tag: 'AddUser', user_id: 'u1', email: 'ada@example.com', password_hash: register.password_hash, org_id: 'o1', role: 'member', now: NOW }
+const added = new UserRegistered({ user_id: 'u1', email: 'ada@example.com', password_hash: register.password_hash, org_id: 'o1', registered_at: NOW, role: 'member' })
+given([]).when(add).then([added, new UserVerified({ user_id: 'u1', verified_at: NOW })], 'AddUser records the user with its role, verified at once (no token)')
+given([registered, issued]).when(add).then({ _tag: 'StateConflict', code: 'user_exists' }, 'AddUser on an existing user conflicts')
+given([]).when({ ...add, email: 'Ada@Example.com' }).then({ _tag: 'ValidationFailed', errors: [{ field: 'email', code: 'invalid_email' }] }, 'AddUser takes normalized addresses only')
+given([added, new UserVerified({ user_id: 'u1', verified_at: NOW })]).when(verifyWith('h1')).then({ _tag: 'InvalidVerificationToken', reason: 'used' }, 'an added user has nothing left to verify')
+
 // ---- verification ----
 given([registered, issued]).when(verifyWith('h1')).then([verified], 'the pending token verifies before it expires')
 given([registered, issued]).when(verifyWith('h1', EXPIRY)).then({ _tag: 'InvalidVerificationToken', reason: 'expired' }, 'at expires_at the token is expired')

@@ -35,6 +35,7 @@ const ACCOUNT_MESSAGES: Readonly<Record<string, string>> = {
   too_many_attempts: 'Too many attempts: wait a minute and try again.',
   too_many_failed_logins: 'Too many failed sign-ins for this address: wait a little and try again.',
   email_not_verified: 'Verify your e-mail address first.',
+  registration_closed: 'Sign-up is closed on this server: ask its operator for an account.',
   not_authenticated: 'Please sign in.',
 }
 

@@ -87,7 +87,7 @@ const App = () => {
             {NAV.map(([href, label]) => <a key={href} href={href} aria-current={current === href || current.startsWith(`${href}/`) ? 'page' : undefined}>{label}</a>)}
           </nav>
         )}
-        {user && <div class="who"><span>{user.email}</span><button type="button" onClick={() => void signOut()}>Sign out</button></div>}
+        {user && <div class="who"><a href="/docs">API docs</a><span>{user.email}</span><button type="button" onClick={() => void signOut()}>Sign out</button></div>}
       </header>
       <main id="main" tabIndex={-1}>{page}</main>
     </>

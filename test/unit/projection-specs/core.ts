@@ -113,7 +113,7 @@ const expectations: Readonly<Record<string, (t: Test, documents: Documents) => v
   },
   'projection.users': (t, { users, user_emails }) => {
     t.same(users!.map((u) => ({ ...u, _position: 0 })), [{
-      _id: USER, _position: 0, user_id: USER, email: 'ada@example.com', org_id: ORG, is_verified: true, created_at: at(2), verified_at: at(10),
+      _id: USER, _position: 0, user_id: USER, email: 'ada@example.com', org_id: ORG, role: 'owner', is_verified: true, created_at: at(2), verified_at: at(10),
     }])
     t.same(user_emails!.map((e) => [e._id, e.user_id]), [[emailHash('ada@example.com'), USER]])
   },

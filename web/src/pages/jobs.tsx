@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { v1, type Job, type Page } from '../api'
+import { FirstRun, OrgSummary } from './org-summary'
 import { Empty, ErrorBox, Field, Loading, StatusBadge, useLoad, when } from '../ui'
 
 const STATUSES = ['', 'queued', 'running', 'succeeded', 'failed']
@@ -16,6 +17,7 @@ export const Jobs = () => {
   return (
     <section>
       <div class="title-row"><h1>Jobs</h1><a class="button" href="#/submit">Submit a job</a></div>
+      <OrgSummary />
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter jobs">
         <Field id="filter-status" label="Status">
           <select id="filter-status" value={status} onChange={filter(setStatus)}>{STATUSES.map((s) => <option value={s}>{s || 'any'}</option>)}</select>
@@ -31,7 +33,7 @@ export const Jobs = () => {
       {jobs.error && <ErrorBox error={jobs.error} retry={jobs.reload} />}
       {jobs.loading && !jobs.data && <Loading what="jobs" />}
       {jobs.data && jobs.data.items.length === 0 && (
-        <Empty>{status || tier || tag ? 'No job matches these filters.' : <>No jobs yet. <a href="#/submit">Submit your first job</a>.</>}</Empty>
+        status || tier || tag ? <Empty>No job matches these filters.</Empty> : <FirstRun />
       )}
       {jobs.data && jobs.data.items.length > 0 && (
         <>
