@@ -7,6 +7,7 @@ import { accountRoutes } from './account/index.js'
 import { ACCOUNT_OPENAPI_TAG, ACCOUNT_SECURITY_SCHEMES } from './account/openapi.js'
 import type { ApiContext, RouteContext } from './context.js'
 import { makeRateWindow } from './rate-window.js'
+import { refuseFraming } from './framing.js'
 import { dashboardRoutes } from './dashboard.js'
 import { downloadRoutes } from './downloads.js'
 import { declareCommonResponses } from './declared-responses.js'
@@ -79,6 +80,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
     methods.add(route)
   })
   app.setNotFoundHandler(methods.notFound)
+  refuseFraming(app)
   if (options.metrics) observeRequests(app, options.metrics)
 
   app.addSchema(ErrorBodySchema)
