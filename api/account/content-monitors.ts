@@ -37,7 +37,7 @@ const LimitBody = {
   properties: { ...ValidationErrorBody.properties, detail: { type: 'string', enum: ['validation_error', 'monitor_limit_reached'] } },
 } as const
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } } as const
-const pathErrors = { 401: NotAuthenticated, 404: NotFoundBody, 414: { $ref: 'ErrorBody#' } } as const
+const pathErrors = { 401: NotAuthenticated, 404: NotFoundBody } as const
 const CODES = 'missing_url, invalid_url, unsafe_url, missing_backend, invalid_backend, missing_frequencyMinutes, invalid_frequencyMinutes (5-1440), '
   + 'missing_rule, invalid_rule, missing_rule_type, invalid_rule_type, invalid_rule_config, missing_needle, needle_too_long (512), invalid_needle, '
   + 'invalid_caseSensitive, invalid_name, invalid_status, unknown_field'

@@ -121,7 +121,7 @@ export const scrapeRoutes = async (app: FastifyInstance, account: AccountContext
       tags: ['account'], summary: 'Get one scrape', security: accountSecurity,
       description: "Another user's scrape answers 404 `scrape_not_found`, like a missing one. HTML, screenshot and headers are only in the POST answer.",
       params: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } },
-      response: { 200: ScrapeDetailBody, 401: NotAuthenticated, 404: NotFoundBody, 414: { $ref: 'ErrorBody#' }, 422: ValidationErrorBody, 429: RateLimitedBody },
+      response: { 200: ScrapeDetailBody, 401: NotAuthenticated, 404: NotFoundBody, 422: ValidationErrorBody, 429: RateLimitedBody },
     },
   }, async (request) => {
     const { id } = request.params as { id: string }
