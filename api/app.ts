@@ -8,6 +8,7 @@ import { ACCOUNT_OPENAPI_TAG, ACCOUNT_SECURITY_SCHEMES } from './account/openapi
 import type { ApiContext, RouteContext } from './context.js'
 import { makeRateWindow } from './rate-window.js'
 import { refuseFraming } from './framing.js'
+import { declareLinks } from './openapi-links.js'
 import { dashboardRoutes } from './dashboard.js'
 import { downloadRoutes } from './downloads.js'
 import { declareCommonResponses } from './declared-responses.js'
@@ -48,7 +49,11 @@ export interface AppOptions {
  * those document the body and must not coerce, default or strip anything in it. Query strings and params are
  * checked by ajv with type coercion.
  */
-const queryAjv = new Ajv.default({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true, strict: false })
+const queryAjv = new Ajv.default({
+  coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true, strict: false,
+  // Declared for OpenAPI; the route checks the value itself and answers its own field code (invalid_from, ...).
+  formats: { 'date-time': true },
+})
 
 export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promise<FastifyInstance> => {
   const limits = options.serverLimits ?? DEFAULT_SERVER_LIMITS
@@ -82,6 +87,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   app.setErrorHandler((error, request, reply) => request.is404 ? methods.notFound(request, reply) : sendError(error, request, reply))
   app.addHook('onRoute', (route) => {
     declareCommonResponses(route)
+    declareLinks(route)
     methods.add(route)
   })
   app.setNotFoundHandler(methods.notFound)

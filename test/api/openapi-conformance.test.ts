@@ -1,5 +1,6 @@
 import { connect } from 'node:net'
 import t from 'tap'
+import { brokenLinks } from '../../api/openapi-links.js'
 import { SCOPES } from '../../domain/scopes.js'
 import { signUp } from '../helpers/account.js'
 import { startService } from '../helpers/service.js'
@@ -98,6 +99,12 @@ t.test('the schema says what the service accepts: audit-log from/to are date-tim
   t.match(place, { required: ['scope_type', 'justification'], additionalProperties: false, properties: { scope_ref: { minLength: 1, maxLength: 128 }, justification: { minLength: 1, maxLength: 2000 } } })
   const release = doc.paths['/v1/org/retention-holds/{hold_id}/release'].post.requestBody.content['application/json'].schema
   t.match(release, { required: ['justification'], properties: { justification: { minLength: 1, maxLength: 2000, pattern: '\\S' } } })
+})
+
+t.test('creations link to the operations on what they created, for the stateful fuzz, and every link resolves', async (t) => {
+  t.same(brokenLinks(doc.paths), [], 'every link names an operation of the document')
+  t.ok(doc.paths['/v1/jobs'].post.responses['202'].links?.GetJob, 'POST /v1/jobs links to GET /v1/jobs/{job_id}')
+  t.ok(doc.paths['/content-monitors'].post.responses['201'].links?.UpdateContentMonitor, 'POST /content-monitors links to its PATCH')
 })
 
 t.test('oversized headers answer 431 in the error body shape', async (t) => {
