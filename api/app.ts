@@ -7,6 +7,8 @@ import { accountRoutes } from './account/index.js'
 import { ACCOUNT_OPENAPI_TAG, ACCOUNT_SECURITY_SCHEMES } from './account/openapi.js'
 import type { ApiContext, RouteContext } from './context.js'
 import { makeRateWindow } from './rate-window.js'
+import { refuseFraming } from './framing.js'
+import { declareLinks } from './openapi-links.js'
 import { dashboardRoutes } from './dashboard.js'
 import { downloadRoutes } from './downloads.js'
 import { declareCommonResponses } from './declared-responses.js'
@@ -47,7 +49,11 @@ export interface AppOptions {
  * those document the body and must not coerce, default or strip anything in it. Query strings and params are
  * checked by ajv with type coercion.
  */
-const queryAjv = new Ajv.default({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true, strict: false })
+const queryAjv = new Ajv.default({
+  coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true, strict: false,
+  // Declared for OpenAPI; the route checks the value itself and answers its own field code (invalid_from, ...).
+  formats: { 'date-time': true },
+})
 
 export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promise<FastifyInstance> => {
   const limits = options.serverLimits ?? DEFAULT_SERVER_LIMITS
@@ -66,19 +72,26 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
     ...serverTimeoutOptions(limits),
     clientErrorHandler: sendClientError,
     frameworkErrors: sendFrameworkError,
+    // The router never refuses a path parameter for its length: each route's parameter schema does (422, in the route
+    // family's error body), and Node's header limit (431) bounds the whole request line long before this would.
+    routerOptions: { maxParamLength: 65_536 },
   })
   capConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress)
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart === 'body') return () => true
     return queryAjv.compile(schema)
   })
-  app.setErrorHandler((error, request, reply) => sendError(error, request, reply))
   const methods = makeMethodIndex()
+  // A request no route takes is answered 404 or 405 even when reading it failed first (QUERY without a Content-Type
+  // is refused by the body parser before the not-found handler would run).
+  app.setErrorHandler((error, request, reply) => request.is404 ? methods.notFound(request, reply) : sendError(error, request, reply))
   app.addHook('onRoute', (route) => {
     declareCommonResponses(route)
+    declareLinks(route)
     methods.add(route)
   })
   app.setNotFoundHandler(methods.notFound)
+  refuseFraming(app)
   if (options.metrics) observeRequests(app, options.metrics)
 
   app.addSchema(ErrorBodySchema)
@@ -92,7 +105,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
       info: {
         title: 'Scrapeworks API',
         version: '1.0.0',
-        description: 'Self-hostable web scraping service. The v1 API authenticates with `X-API-Key`. Every v1 error answers `{error: {code, message, details?}}` (schema ErrorBody): 400 `malformed_body` for a body that is not JSON (and `missing_<field>` for an absent required field), 401 for a missing, invalid, revoked or expired key, 403 `missing_scope`, 404 `<resource>_not_found` (also for another organization\'s resources), 409 for state conflicts such as `result_not_ready`, 413 `payload_too_large`, 422 with the first failing field\'s code as `error.code` and one `details` entry per failing field, 429 with `X-RateLimit-*` and `Retry-After` headers, 503 `service_unavailable`. 403 is also `ip_not_allowed` (organization or key IP allowlist) and `key_exceeds_creator` (key management, with `details`). Every key-authenticated call can answer 401, 403 and 429 (the key\'s requests per minute count every v1 call). Before a route runs: 404 `route_not_found`, 405 `method_not_allowed` with an `Allow` header for a known path asked with another method, 408 `request_timeout` for a client too slow to send its headers or body (the connection is then closed; see HTTP_HEADERS_TIMEOUT_MS and HTTP_REQUEST_TIMEOUT_MS), 414 `uri_too_long` for a path parameter over 100 characters, 431 `headers_too_large`.',
+        description: 'Self-hostable web scraping service. The v1 API authenticates with `X-API-Key`. Every v1 error answers `{error: {code, message, details?}}` (schema ErrorBody): 400 `malformed_body` for a body that is not JSON (and `missing_<field>` for an absent required field), 401 for a missing, invalid, revoked or expired key, 403 `missing_scope`, 404 `<resource>_not_found` (also for another organization\'s resources), 409 for state conflicts such as `result_not_ready`, 413 `payload_too_large`, 422 with the first failing field\'s code as `error.code` and one `details` entry per failing field, 429 with `X-RateLimit-*` and `Retry-After` headers, 503 `service_unavailable`. 403 is also `ip_not_allowed` (organization or key IP allowlist) and `key_exceeds_creator` (key management, with `details`). Every key-authenticated call can answer 401, 403 and 429 (the key\'s requests per minute count every v1 call). Before a route runs: 404 `route_not_found`, 405 `method_not_allowed` with an `Allow` header for a known path asked with another method, 408 `request_timeout` for a client too slow to send its headers or body (the connection is then closed; see HTTP_HEADERS_TIMEOUT_MS and HTTP_REQUEST_TIMEOUT_MS), 431 `headers_too_large` (request line and headers over 16 KiB). A path parameter longer than its schema allows answers 422 (`invalid_<parameter>`).',
       },
       servers: [{ url: ctx.settings.publicBaseUrl }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, ...ACCOUNT_SECURITY_SCHEMES } },

@@ -20,8 +20,7 @@ interface RouteSchema {
 /**
  * The answers every v1 route can give besides its own, declared in one place so OpenAPI matches behaviour: every
  * API-key call can answer 401, 403 (scope, IP allowlist) and 429 (requests per minute), and 503 when the store is
- * unavailable; a route with path parameters 414 (a parameter over the router's length limit) and 422 (a parameter
- * outside its schema); a route with a query string 422; a route with a body 400, 413 and 422. An account-API route
+ * unavailable; a route with path parameters 422 (a parameter outside its schema, too long included); a route with a query string 422; a route with a body 400, 413 and 422. An account-API route
  * with a body declares 413 (its other answers it declares itself).
  */
 export const declareCommonResponses = (route: RouteOptions) => {
@@ -35,7 +34,7 @@ export const declareCommonResponses = (route: RouteOptions) => {
   }
   const common: number[] = []
   if (schema.security?.some((s) => 'apiKey' in s)) common.push(401, 403, 429, 503)
-  if (schema.params) common.push(414, 422)
+  if (schema.params) common.push(422)
   if (schema.querystring) common.push(422)
   if (schema.body) common.push(400, 413, 422)
   if (common.length === 0) return

@@ -98,9 +98,8 @@ export const sendError = (error: unknown, request: FastifyRequest, reply: Fastif
   return reply.code(500).send(errorBody('internal_error', 'an unexpected error occurred'))
 }
 
-/** Errors fastify's router reports before a route runs: a path parameter over the length limit (414), a malformed URL (400). */
+/** Errors fastify's router reports before a route runs: a malformed URL (400). */
 export const sendFrameworkError = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(414).send(errorBody('uri_too_long', 'a path parameter is too long'))
   if (error.code === 'FST_ERR_BAD_URL') return reply.code(400).send(errorBody('malformed_url', 'the URL is not valid'))
   return sendError(error, request, reply)
 }

@@ -5,6 +5,7 @@
  * service adds to a synchronous scrape.
  */
 import { startFixtureSite } from '../test/fixtures/site.js'
+import { verificationLink } from '../test/helpers/mail.js'
 import { waitFor } from '../test/helpers/service.js'
 import { benchDataDir } from './data-dir.js'
 import { spawnService } from '../test/helpers/process.js'
@@ -25,6 +26,9 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
   fetch(`${service.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
 const credentials = { email: 'bench@example.com', password: 'bench password' }
 await waitFor(async () => (await post('/register', credentials)).status === 202, 30_000)
+// Scrapes are for verified users: open the link of the verification e-mail (the outbox folder of DATA_DIR).
+const link = await verificationLink(env.DATA_DIR, credentials.email)
+await fetch(`${service.base}${link.pathname}${link.search}`)
 const token = (await (await post('/token', credentials)).json()) as { access_token: string }
 const auth = { authorization: `Bearer ${token.access_token}` }
 

@@ -53,6 +53,7 @@ export interface Config {
   readonly sessionTtlSeconds: number
   readonly verificationTokenTtlSeconds: number
   readonly loginAttemptsPerMinute: number
+  readonly registrationsPerHour: number
   /** SCRAPES_PER_MINUTE: per-user request rate of the account API's /scrapes routes. */
   readonly scrapesPerMinute: number
   readonly loginFailuresBeforeBackoff: number
@@ -254,6 +255,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     sessionTtlSeconds: Math.max(1, int(env.SESSION_TTL_SECONDS, 7 * 86_400, 'SESSION_TTL_SECONDS')),
     verificationTokenTtlSeconds: Math.max(1, int(env.VERIFICATION_TOKEN_TTL_SECONDS, 86_400, 'VERIFICATION_TOKEN_TTL_SECONDS')),
     loginAttemptsPerMinute: Math.max(1, int(env.LOGIN_ATTEMPTS_PER_MINUTE, 5, 'LOGIN_ATTEMPTS_PER_MINUTE')),
+    registrationsPerHour: Math.max(1, int(env.REGISTRATIONS_PER_HOUR, 10, 'REGISTRATIONS_PER_HOUR')),
     scrapesPerMinute: Math.max(1, int(env.SCRAPES_PER_MINUTE, 60, 'SCRAPES_PER_MINUTE')),
     loginFailuresBeforeBackoff: Math.max(1, int(env.LOGIN_FAILURES_BEFORE_BACKOFF, 5, 'LOGIN_FAILURES_BEFORE_BACKOFF')),
     smtpUrl: env.SMTP_URL || null,

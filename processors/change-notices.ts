@@ -9,6 +9,7 @@ import { loadDetection, runDetectionCommand } from '../commands/detection.js'
 import { orgSummariesEnabled } from '../commands/org-settings.js'
 import { digestPeriodOf, type DigestCadence } from '../domain/detection/digest-period.js'
 import { unsubscribeLink } from '../domain/detection/unsubscribe.js'
+import { printableText } from '../domain/printable-text.js'
 import type { DetectionState } from '../domain/monitor/detection-decider.js'
 import type { ChangeDetected } from '../domain/monitor/detection-events.js'
 import { BlobStore } from '../ports/blob-store.js'
@@ -74,8 +75,14 @@ const summarize = (options: ChangeNoticeOptions, change: ChangeDetected, state: 
       Effect.timeoutFail({ duration: options.summaryDeadlineMs, onTimeout: () => ({ reason: `no summary within ${options.summaryDeadlineMs} ms` }) }),
       Effect.catchAll((failure) => Effect.sync(() => options.log(`change ${change.change_id} has no summary: ${failure.reason}`)).pipe(Effect.as(undefined))),
     )
-    yield* record(summary === undefined ? { _tag: 'RecordNoSummary', reason: 'failed' } : { _tag: 'RecordSummary', summary, summarizer: options.summarizer.kind })
-    return summary
+    if (summary === undefined) {
+      yield* record({ _tag: 'RecordNoSummary', reason: 'failed' })
+      return undefined
+    }
+    // A model may echo what the page held, control bytes included: they go out in webhooks and e-mails.
+    const shown = printableText(summary)
+    yield* record({ _tag: 'RecordSummary', summary: shown, summarizer: options.summarizer.kind })
+    return shown
   })
 
 /** Reacts to a recorded change: summary, then per-change e-mails or the digest's due time. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { createApiKey, DEFAULT_KEY_LIMITS } from '../../commands/orgs.js'
 import { currentTime } from '../../commands/clock.js'
-import { Forbidden, ValidationFailed } from '../../domain/errors.js'
+import { ValidationFailed } from '../../domain/errors.js'
 import { SCOPES } from '../../domain/scopes.js'
 import { ACCOUNT_KEY_MAX_LIFETIME_SECONDS, ACCOUNT_KEY_MIN_LIFETIME_SECONDS, checkAccountKeyRequest } from '../../domain/user/key-request.js'
 import { hashApiKey } from '../../domain/secrets.js'
@@ -16,7 +16,7 @@ import { userOf, type Sessions } from './session.js'
 /** The bridge from the account API to the v1 API: a verified user gets API keys for their organization. */
 export const apiKeyRoutes = async (app: FastifyInstance, account: AccountContext, sessions: Sessions) => {
   app.post('/api-keys', {
-    preHandler: sessions.requireUser,
+    preHandler: sessions.requireVerifiedUser,
     schema: {
       tags: ['account'], summary: "Create a v1 API key for the user's organization", security: accountSecurity,
       description: `For users with a verified e-mail. The key holds the \`scopes\` asked for, every scope (${SCOPES.map((s) => `\`${s}\``).join(', ')}) when absent, and the default limits `
@@ -37,7 +37,6 @@ export const apiKeyRoutes = async (app: FastifyInstance, account: AccountContext
     },
   }, async (request, reply) => {
     const user = userOf(request)
-    if (!user.is_verified) throw new Forbidden({ code: 'email_not_verified', message: 'verify your e-mail address first' })
     const checked = checkAccountKeyRequest(request.body)
     if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
     const created = await account.run(createApiKey({

@@ -14,7 +14,7 @@ import { requestMetadata } from '../event-metadata.js'
 import type { AccountContext } from './context.js'
 import { CreateMonitorBody, MonitorItemSchema, MonitorSchema, PatchMonitorBody, RunSchema } from './content-monitor-schemas.js'
 import { accountPaging, pageOf } from './scrape-schemas.js'
-import { accountSecurity, MalformedBody, NotAuthenticated, SEARCH_TEXT_MAX_LENGTH, ValidationErrorBody } from './schemas.js'
+import { accountSecurity, EmailNotVerified, MalformedBody, NotAuthenticated, SEARCH_TEXT_MAX_LENGTH, ValidationErrorBody } from './schemas.js'
 import { userOf, type Sessions } from './session.js'
 
 const itemOf = (doc: ContentMonitorDoc) => ({
@@ -37,7 +37,7 @@ const LimitBody = {
   properties: { ...ValidationErrorBody.properties, detail: { type: 'string', enum: ['validation_error', 'monitor_limit_reached'] } },
 } as const
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } } as const
-const pathErrors = { 401: NotAuthenticated, 404: NotFoundBody, 414: { $ref: 'ErrorBody#' } } as const
+const pathErrors = { 401: NotAuthenticated, 404: NotFoundBody } as const
 const CODES = 'missing_url, invalid_url, unsafe_url, missing_backend, invalid_backend, missing_frequencyMinutes, invalid_frequencyMinutes (5-1440), '
   + 'missing_rule, invalid_rule, missing_rule_type, invalid_rule_type, invalid_rule_config, missing_needle, needle_too_long (512), invalid_needle, '
   + 'invalid_caseSensitive, invalid_name, invalid_status, unknown_field'
@@ -51,11 +51,11 @@ export const contentMonitorRoutes = async (app: FastifyInstance, account: Accoun
   }
 
   app.post('/content-monitors', {
-    preHandler: sessions.requireUser,
+    preHandler: sessions.requireVerifiedUser,
     schema: {
       tags: ['account'], summary: 'Create a content monitor', security: accountSecurity, body: CreateMonitorBody,
       description: `Created \`active\` with \`nextRunAt\` one period ahead; \`name\` defaults to the URL. At most ${MAX_ACTIVE_CONTENT_MONITORS} active monitors per user (422 \`monitor_limit_reached\`). 422 codes: ${CODES}.`,
-      response: { 201: MonitorSchema, 400: MalformedBody, 401: NotAuthenticated, 422: LimitBody },
+      response: { 201: MonitorSchema, 400: MalformedBody, 401: NotAuthenticated, 403: EmailNotVerified, 422: LimitBody },
     },
   }, async (request, reply) => {
     const user = userOf(request)
@@ -95,11 +95,11 @@ export const contentMonitorRoutes = async (app: FastifyInstance, account: Accoun
   }, async (request) => monitorOf(await account.run(getContentMonitor(userOf(request).user_id, (request.params as { id: string }).id))))
 
   app.patch('/content-monitors/:id', {
-    preHandler: sessions.requireUser,
+    preHandler: sessions.requireVerifiedUser,
     schema: {
       tags: ['account'], summary: 'Change a content monitor', security: accountSecurity, params: idParams, body: PatchMonitorBody,
       description: `Any of \`name\`, \`frequencyMinutes\`, \`status\` (\`active\`, \`paused\`, \`disabled\`), \`rule\`. Becoming active again counts against the ${MAX_ACTIVE_CONTENT_MONITORS} active monitors (422 \`monitor_limit_reached\`) and starts the failure count over; a new rule starts from a new baseline. 422 codes as on create.`,
-      response: { 200: MonitorSchema, 400: MalformedBody, ...pathErrors, 422: LimitBody },
+      response: { 200: MonitorSchema, 400: MalformedBody, ...pathErrors, 403: EmailNotVerified, 422: LimitBody },
     },
   }, async (request) => {
     const user = userOf(request)
@@ -130,14 +130,14 @@ export const contentMonitorRoutes = async (app: FastifyInstance, account: Accoun
   })
 
   app.post('/content-monitors/:id/runs', {
-    preHandler: sessions.requireUser,
+    preHandler: sessions.requireVerifiedUser,
     schema: {
       tags: ['account'], summary: 'Ask for a run', security: accountSecurity, params: idParams,
       body: { type: 'object', properties: { force: { type: 'boolean', default: false } } },
       description: '`force: true` runs now (also a paused or disabled monitor); the run is `skipped` at no cost when the plan\'s limits refuse its job. '
         + 'Otherwise the run of the next scheduled instant is recorded `pending` (asking again answers the same run); 409 `monitor_not_active` for a '
         + `monitor that is not active. After ${AUTO_DISABLE_AFTER_FAILURES} consecutive failed runs a monitor is disabled and its owner e-mailed.`,
-      response: { 201: RunSchema, 400: MalformedBody, ...pathErrors, 409: { type: 'object', required: ['detail'], properties: { detail: { type: 'string', enum: ['monitor_not_active'] } } }, 422: ValidationErrorBody },
+      response: { 201: RunSchema, 400: MalformedBody, ...pathErrors, 403: EmailNotVerified, 409: { type: 'object', required: ['detail'], properties: { detail: { type: 'string', enum: ['monitor_not_active'] } } }, 422: ValidationErrorBody },
     },
   }, async (request, reply) => {
     const user = userOf(request)

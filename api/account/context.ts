@@ -13,6 +13,8 @@ export interface AccountContext {
     readonly sessionTtlSeconds: number
     readonly verificationTokenTtlSeconds: number
     readonly loginAttemptsPerMinute: number
+    /** REGISTRATIONS_PER_HOUR: POST /register attempts one client address may make per hour (api/account/registration-limit.ts). */
+    readonly registrationsPerHour: number
     /** Consecutive failed logins of one address before it must wait (api/account/login-backoff.ts). */
     readonly loginFailuresBeforeBackoff: number
     /** True when PUBLIC_BASE_URL is https: the session cookie is then `Secure`. */

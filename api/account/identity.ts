@@ -1,4 +1,5 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify'
+import { currentTime } from '../../commands/clock.js'
 import { authenticateUser, registerUser, verifyEmail } from '../../commands/users.js'
 import { Forbidden, ValidationFailed } from '../../domain/errors.js'
 import { checkCredentials } from '../../domain/user/credentials.js'
@@ -9,9 +10,10 @@ import { requestMetadata } from '../event-metadata.js'
 import type { AccountContext } from './context.js'
 import { BadRequest } from './errors.js'
 import type { LoginBackoff } from './login-backoff.js'
+import type { RegistrationLimit } from './registration-limit.js'
 import {
   accountSecurity, CredentialsBody, EmailAlreadyUsed, RegistrationClosed, InvalidCredentials, InvalidOrExpiredToken, MalformedBody, NotAuthenticated,
-  TooManyAttempts, UserSummary, UserWithCreatedAt, ValidationErrorBody,
+  TooManyAttempts, TooManyRegistrations, UserSummary, UserWithCreatedAt, ValidationErrorBody,
 } from './schemas.js'
 import { userOf, type Sessions } from './session.js'
 import { sendVerifyPage, wantsHtml } from './verify-page.js'
@@ -24,13 +26,15 @@ const credentialsOf = (body: unknown, purpose: 'register' | 'login') => {
 }
 const summary = (user: { user_id: string; email: string; is_verified: boolean }) => ({ id: user.user_id, email: user.email, isVerified: user.is_verified })
 
-/**
- * Registration, verification, login, logout, bearer tokens and /me. `loginLimit` (per client address) and `backoff`
- * (per account) guard /login and /token together.
- */
-export const identityRoutes = async (
-  app: FastifyInstance, account: AccountContext, sessions: Sessions, loginLimit: preHandlerAsyncHookHandler, backoff: LoginBackoff,
-) => {
+/** What guards the anonymous routes: `loginLimit` (per client address) and `backoff` (per account) /login and /token together. */
+interface Guards {
+  readonly loginLimit: preHandlerAsyncHookHandler
+  readonly backoff: LoginBackoff
+  readonly registrationLimit: RegistrationLimit
+}
+
+/** Registration, verification, login, logout, bearer tokens and /me. */
+export const identityRoutes = async (app: FastifyInstance, account: AccountContext, sessions: Sessions, { loginLimit, backoff, registrationLimit }: Guards) => {
   /** During the account's backoff even the right password is refused (429): answering it would let guessing go on. */
   const authenticate = async (body: unknown) => {
     const credentials = credentialsOf(body, 'login')
@@ -43,15 +47,21 @@ export const identityRoutes = async (
   }
 
   app.post('/register', {
+    // Before the body is read: a refused attempt costs nothing.
+    onRequest: async (request) => {
+      const refused = registrationLimit(request.ip, (await account.run(currentTime)).getTime())
+      if (refused) throw refused
+    },
     schema: {
       tags, summary: 'Register a user',
       description: 'Creates the user and their organization (on DEFAULT_PLAN, Free unless the operator set another) and sends a verification e-mail whose link (`/verify?token=…`) '
         + 'works once within VERIFICATION_TOKEN_TTL_SECONDS (default 24 h). The address is stored trimmed, lower-cased and in Unicode NFC, '
         + 'and mailed exactly as stored. 422 codes: missing_email, invalid_email (not a mailbox address, more than 254 characters or a local part over 64 bytes, '
         + 'a quoted local part, control or invisible characters, invalid Unicode), missing_password, password_too_short, password_too_long. '
-        + 'With REGISTRATION=closed nobody can sign up (403 registration_closed); the operator adds users with `cli user create`.',
+        + 'With REGISTRATION=closed nobody can sign up (403 registration_closed); the operator adds users with `cli user create`. '
+        + 'At most REGISTRATIONS_PER_HOUR (default 10) attempts per client address in each clock hour, accepted or not (429 too_many_registrations).',
       body: CredentialsBody,
-      response: { 202: { type: 'null', description: 'Accepted; empty body.' }, 400: MalformedBody, 403: RegistrationClosed, 409: EmailAlreadyUsed, 422: ValidationErrorBody },
+      response: { 202: { type: 'null', description: 'Accepted; empty body.' }, 400: MalformedBody, 403: RegistrationClosed, 409: EmailAlreadyUsed, 422: ValidationErrorBody, 429: TooManyRegistrations },
     },
   }, async (request, reply) => {
     if (account.settings.registration === 'closed') throw new Forbidden({ code: 'registration_closed', message: 'sign-up is closed on this server' })

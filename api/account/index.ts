@@ -10,6 +10,7 @@ import type { AccountContext } from './context.js'
 import { sendAccountError } from './errors.js'
 import { identityRoutes } from './identity.js'
 import { makeLoginBackoff } from './login-backoff.js'
+import { makeRegistrationLimit } from './registration-limit.js'
 import { contentMonitorRoutes } from './content-monitors.js'
 import { scrapeRoutes } from './scrapes.js'
 import { makeSessions, userOf } from './session.js'
@@ -39,7 +40,7 @@ export const accountRoutes = async (app: FastifyInstance, account: AccountContex
   })
   const sessions = makeSessions(app, account)
   const backoff = makeLoginBackoff({ ...DEFAULT_LOGIN_BACKOFF, freeFailures: account.settings.loginFailuresBeforeBackoff })
-  await identityRoutes(app, account, sessions, loginLimit, backoff)
+  await identityRoutes(app, account, sessions, { loginLimit, backoff, registrationLimit: makeRegistrationLimit(account.settings.registrationsPerHour) })
   await apiKeyRoutes(app, account, sessions)
   // Runs after requireUser: the window is per user, whichever credential (token or cookie) they use.
   const scrapeLimit = app.rateLimit({

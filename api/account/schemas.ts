@@ -55,6 +55,11 @@ export const TooManyAttempts = detail(
   + 'Headers: Retry-After (seconds), X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset.',
   ['too_many_attempts', 'too_many_failed_logins'],
 )
+export const TooManyRegistrations = detail(
+  'More than REGISTRATIONS_PER_HOUR (default 10) POST /register attempts from one client address within the clock hour (each registration sends a mail). '
+  + 'Headers: Retry-After (seconds until the hour ends), X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset.',
+  ['too_many_registrations'],
+)
 export const NotAuthenticated = {
   type: 'object', description: 'No bearer token or session cookie, or one that is invalid or expired.',
   required: ['authenticated'], properties: { authenticated: { type: 'boolean', enum: [false] } },

@@ -14,7 +14,7 @@ import { requestMetadata } from '../event-metadata.js'
 import type { AccountContext } from './context.js'
 import { envelopeOf, failedEnvelope, timeoutEnvelope, type ScrapeEnvelope } from './scrape-envelope.js'
 import { accountPaging, pageOf, ScrapeDetailBody, ScrapeEnvelopeBody, ScrapeItemBody, ScrapeRequestBody } from './scrape-schemas.js'
-import { accountSecurity, MalformedBody, NotAuthenticated, SEARCH_TEXT_MAX_LENGTH, ValidationErrorBody } from './schemas.js'
+import { accountSecurity, EmailNotVerified, MalformedBody, NotAuthenticated, SEARCH_TEXT_MAX_LENGTH, ValidationErrorBody } from './schemas.js'
 import { userOf, type Sessions } from './session.js'
 
 const isTimeZone = (zone: string) => {
@@ -43,12 +43,14 @@ const itemOf = (doc: ScrapeDoc, screenshot: string | null) => ({
 export const scrapeRoutes = async (app: FastifyInstance, account: AccountContext, sessions: Sessions, scrapeLimit: preHandlerAsyncHookHandler) => {
   const { artifactUrlTtlSeconds, ssrfAllowlist } = account.settings
   const guarded = [sessions.requireUser, scrapeLimit]
+  // An unverified user is refused before the request counts against their rate.
+  const guardedWork = [sessions.requireVerifiedUser, scrapeLimit]
 
   app.post('/scrapes', {
-    preHandler: guarded,
+    preHandler: guardedWork,
     schema: {
       tags: ['account'], summary: 'Scrape a page and answer its result', security: accountSecurity,
-      description: 'Submits a job of the backend\'s tier, billed to the user\'s organization like a v1 job (its plan\'s concurrency and credits apply), '
+      description: 'For users with a verified e-mail (403 `email_not_verified` otherwise). Submits a job of the backend\'s tier, billed to the user\'s organization like a v1 job (its plan\'s concurrency and credits apply), '
         + 'and waits for its result at most `timeout` + 15 s. 200: `ok: true`. 422: the scrape failed (`ok: false`, `status: failed`, the job\'s '
         + 'failure reason as `errorCode`), or the body is invalid (`{detail: validation_error, errors}`; codes missing_url, invalid_url, unsafe_url, '
         + 'missing_backend, invalid_backend, invalid_include_body, invalid_saveHtml, invalid_take_screenshot, invalid_takeScreenshot, conflicting_alias, '
@@ -57,7 +59,7 @@ export const scrapeRoutes = async (app: FastifyInstance, account: AccountContext
         + 'engine or browser was unavailable or crashed, or the result lost its body). 429: the per-user request rate or the plan\'s limits.',
       body: ScrapeRequestBody,
       response: {
-        200: ScrapeEnvelopeBody, 400: MalformedBody, 401: NotAuthenticated,
+        200: ScrapeEnvelopeBody, 400: MalformedBody, 401: NotAuthenticated, 403: EmailNotVerified,
         422: { oneOf: [ScrapeEnvelopeBody, ValidationErrorBody] }, 429: RateLimitedBody, 502: ScrapeEnvelopeBody, 504: ScrapeEnvelopeBody,
       },
     },
@@ -119,7 +121,7 @@ export const scrapeRoutes = async (app: FastifyInstance, account: AccountContext
       tags: ['account'], summary: 'Get one scrape', security: accountSecurity,
       description: "Another user's scrape answers 404 `scrape_not_found`, like a missing one. HTML, screenshot and headers are only in the POST answer.",
       params: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } },
-      response: { 200: ScrapeDetailBody, 401: NotAuthenticated, 404: NotFoundBody, 414: { $ref: 'ErrorBody#' }, 422: ValidationErrorBody, 429: RateLimitedBody },
+      response: { 200: ScrapeDetailBody, 401: NotAuthenticated, 404: NotFoundBody, 422: ValidationErrorBody, 429: RateLimitedBody },
     },
   }, async (request) => {
     const { id } = request.params as { id: string }

@@ -7,6 +7,7 @@ import { currentTime } from '../../commands/clock.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
 import { getUser, type UserView } from '../../projections/user-queries.js'
 import { USERS } from '../../projections/users.js'
+import { refuseUnverified } from '../../domain/user/work-permission.js'
 import type { AccountContext } from './context.js'
 
 /**
@@ -65,6 +66,16 @@ export const makeSessions = (app: FastifyInstance, account: AccountContext) => {
     return (await claimsOf(unsigned.value, 'session')).sub
   }
 
+  /**
+   * preHandler of every authenticated account route: resolves the credential to the user's read model (waiting
+   * briefly, since a login reads the event store and may be ahead of the projection).
+   */
+  const requireUser = async (request: FastifyRequest) => {
+    const userId = await userIdOf(request)
+    await account.run(waitForPosition(USERS, userId, 0)) // any position: the user exists
+    request.accountUser = await account.run(getUser(userId).pipe(Effect.catchTag('NotFound', () => Effect.fail(notAuthenticated()))))
+  }
+
   return {
     issueAccessToken: async (userId: string) => ({
       access_token: app.jwt.sign({ sub: userId, use: 'access' }, { expiresIn: accessTokenTtlSeconds, clockTimestamp: await clockTimestamp() }),
@@ -76,14 +87,12 @@ export const makeSessions = (app: FastifyInstance, account: AccountContext) => {
       reply.setCookie(SESSION_COOKIE, app.jwt.sign({ sub: userId, use: 'session' }, { expiresIn: sessionTtlSeconds, clockTimestamp: await clockTimestamp() }), { ...cookieOptions, maxAge: sessionTtlSeconds })
     },
     endSession: (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, cookieOptions),
-    /**
-     * preHandler of every authenticated account route: resolves the credential to the user's read model (waiting
-     * briefly, since a login reads the event store and may be ahead of the projection).
-     */
-    requireUser: async (request: FastifyRequest) => {
-      const userId = await userIdOf(request)
-      await account.run(waitForPosition(USERS, userId, 0)) // any position: the user exists
-      request.accountUser = await account.run(getUser(userId).pipe(Effect.catchTag('NotFound', () => Effect.fail(notAuthenticated()))))
+    requireUser,
+    /** preHandler of every account route that creates work: requireUser, then 403 `email_not_verified` for an unverified user. */
+    requireVerifiedUser: async (request: FastifyRequest) => {
+      await requireUser(request)
+      const refused = refuseUnverified(userOf(request))
+      if (refused) throw refused
     },
   }
 }

@@ -30,7 +30,7 @@ const detection = {
 
 const monitorProperties = {
   name: { type: 'string', minLength: 1, maxLength: MAX_MONITOR_NAME_LENGTH, description: 'Codes: `missing_name` (400), `invalid_name`.' },
-  cron: { type: 'string', description: 'Five fields: minute hour day-of-month month day-of-week, evaluated in `timezone` (daylight saving: see the README\'s table). Codes: `missing_cron` (400), `invalid_cron` (not five fields, not parseable, or never fires), `interval_below_plan_minimum` (two fires of the coming year closer than the plan allows, in real time).' },
+  cron: { type: 'string', description: 'Five fields: minute hour day-of-month month day-of-week, evaluated in `timezone` (daylight saving: see the README\'s table). Codes: `missing_cron` (400), `invalid_cron` (not five fields apart by spaces, a line break, tab or other character outside printable ASCII, not parseable, or never fires), `interval_below_plan_minimum` (two fires of the coming year closer than the plan allows, in real time).' },
   timezone: { type: 'string', default: 'UTC', description: 'IANA name. Code: `invalid_timezone`.' },
   overlap_policy: { type: 'string', enum: OVERLAP_POLICIES, default: 'skip', description: '`skip`: no new run while one is going; `buffer_one`: at most one run waits; `allow`: runs regardless. Code: `invalid_overlap_policy`.' },
   detection,

@@ -64,7 +64,7 @@ const AuditPageSchema = {
 } as const
 
 const EXPORT_BATCH = 500
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/
 
 export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
   app.get('/v1/org', {
@@ -117,12 +117,13 @@ export const orgRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
   const auditQuery = {
     type: { type: 'string', maxLength: 100, description: 'Only entries of this event type, e.g. `RetentionPolicySet`, `JobPurged`.' },
     actor: { type: 'string', maxLength: 200, description: 'Only entries of this actor, e.g. `api_key:<id>`, `purger`, `cli`.' },
-    from: { type: 'string', maxLength: 40, description: 'Only entries that occurred at or after this instant; not a date-time: 422 `invalid_from`.' },
-    to: { type: 'string', maxLength: 40, description: 'Only entries that occurred at or before this instant; not a date-time: 422 `invalid_to`.' },
+    from: { type: 'string', format: 'date-time', maxLength: 40, description: 'Only entries that occurred at or after this instant (RFC 3339, e.g. `2030-01-31T00:00:00Z`); not a date-time, or over 40 characters: 422 `invalid_from`.' },
+    to: { type: 'string', format: 'date-time', maxLength: 40, description: 'Only entries that occurred at or before this instant (RFC 3339); not a date-time, or over 40 characters: 422 `invalid_to`.' },
   } as const
   const instant = (field: 'from' | 'to', value: string | undefined) => {
     if (value === undefined) return {}
-    const parsed = ISO_INSTANT.test(value) ? new Date(value) : null
+    const upper = value.toUpperCase() // RFC 3339 allows a lower-case t and z
+    const parsed = ISO_INSTANT.test(upper) ? new Date(upper) : null
     if (!parsed || Number.isNaN(parsed.getTime())) throw new ValidationFailed({ errors: [fieldError(field, `invalid_${field}`, `${field} must be an ISO 8601 date-time, e.g. 2030-01-31T00:00:00Z`)] })
     return { [field]: parsed.toISOString() }
   }

@@ -3,7 +3,7 @@ import { Either } from 'effect'
 import { placeHold, releaseHold, setRetentionPolicy } from '../../commands/retention.js'
 import { fieldError, Forbidden, StateConflict, ValidationFailed } from '../../domain/errors.js'
 import { PLANS, type PlanName } from '../../domain/plans.js'
-import { validateHoldRequest, validateReleaseRequest } from '../../domain/retention/hold.js'
+import { JUSTIFICATION_MAX_LENGTH, SCOPE_REF_MAX_LENGTH, validateHoldRequest, validateReleaseRequest } from '../../domain/retention/hold.js'
 import { validatePolicyRequest } from '../../domain/retention/policy.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
 import { LEGAL_HOLDS, RETENTION_POLICIES, type LegalHoldDoc } from '../../projections/retention.js'
@@ -41,6 +41,8 @@ const unwrap = <A, E>(result: Either.Either<A, E>): A => {
   return result.right
 }
 
+/** What validateHoldRequest and validateReleaseRequest accept as a justification: some text that is not only spaces. */
+const JustificationSchema = { type: 'string', minLength: 1, maxLength: JUSTIFICATION_MAX_LENGTH, pattern: '\\S', description: 'Why; recorded in the audit log.' } as const
 const holdIdParams = { type: 'object', required: ['hold_id'], properties: { hold_id: { type: 'string', maxLength: 64 } } } as const
 
 export const retentionRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
@@ -82,7 +84,14 @@ export const retentionRoutes = async (app: FastifyInstance, ctx: RouteContext) =
     schema: {
       tags: ['retention'], summary: 'Place a legal hold', security,
       description: 'Blocks the purge of the whole organization (`org`; `scope_ref` may be left out or be the organization id), of one job (with its artifacts) or of one artifact (and the job record describing it), even past retention and on deletion requests. Several holds on one scope accumulate; each is released on its own. Answers 201 with the hold. 400 `missing_scope_type` / `missing_scope_ref` / `missing_justification`; 422 `invalid_scope_type`, `invalid_scope_ref` (not a job or artifact of the organization, or another organization), `invalid_justification` (empty or over 2000 characters), `unknown_field`; 403 `legal_holds_not_in_plan` below Pro; 409 `legal_holds_disabled` while the policy has `legal_hold_enabled: false`. The justification is recorded in the audit log.',
-      body: { type: 'object', properties: { scope_type: { type: 'string', enum: ['org', 'job', 'artifact'] }, scope_ref: { type: 'string' }, justification: { type: 'string' } } },
+      body: {
+        type: 'object', required: ['scope_type', 'justification'], additionalProperties: false,
+        properties: {
+          scope_type: { type: 'string', enum: ['org', 'job', 'artifact'] },
+          scope_ref: { type: 'string', minLength: 1, maxLength: SCOPE_REF_MAX_LENGTH, description: 'The job or artifact id; required for `job` and `artifact`.' },
+          justification: JustificationSchema,
+        },
+      },
       response: { 201: HoldSchema, ...errors(400, 401, 403, 409, 422) },
     },
   }, async (request, reply) => {
@@ -128,7 +137,7 @@ export const retentionRoutes = async (app: FastifyInstance, ctx: RouteContext) =
     schema: {
       tags: ['retention'], summary: 'Release a legal hold', security, params: holdIdParams,
       description: 'Other holds on the same scope stay in force. 400 `missing_justification`; 422 `invalid_justification`, `unknown_field`; 404 `hold_not_found` (also another organization\'s hold); 409 `hold_already_released`.',
-      body: { type: 'object', properties: { justification: { type: 'string' } } },
+      body: { type: 'object', required: ['justification'], additionalProperties: false, properties: { justification: JustificationSchema } },
       response: { 200: HoldSchema, ...errors(400, 401, 403, 404, 409, 422) },
     },
   }, async (request) => {

@@ -7,9 +7,11 @@ import { load, type CheerioAPI } from 'cheerio'
 import type { AnyNode } from 'domhandler'
 import { contentProblem, domProblem } from '../content-limits.js'
 import type { ExtractionResult } from '../extraction.js'
+import { printableText } from '../printable-text.js'
 import { visibleText } from '../visible-text.js'
 
-export const NORMALIZATION_VERSION = 1
+/** 2: control characters read as their control pictures (domain/printable-text.ts). */
+export const NORMALIZATION_VERSION = 2
 
 /** Content as lines: one per visible text block (text, selector) or one per leaf field `path: value` (json, extract). */
 export type Normalized =
@@ -54,8 +56,14 @@ export const normalizeHtml = (html: string, options: HtmlOptions): Normalized =>
   for (const ignored of options.ignoreSelectors) $(select($, ignored)).remove()
   const roots = options.selector ? select($, options.selector) : [$.root()[0]]
   if (roots.length === 0) return { ok: false, reason: 'selector_missing' }
-  return { ok: true, lines: roots.flatMap((root) => textLines(visibleText(root))) }
+  return printableLines(roots.flatMap((root) => textLines(visibleText(root))))
 }
+
+/**
+ * Every normalization ends here: fingerprints, diffs, summaries, webhooks and e-mails all come from these lines, so
+ * no control byte of a page ever goes out of the service through them.
+ */
+const printableLines = (lines: readonly string[]): Normalized => ({ ok: true, lines: lines.map(printableText) })
 
 const textLines = (text: string): string[] =>
   text.replace(ZERO_WIDTH, '').split('\n').map((line) => line.replace(/\s+/g, ' ').trim()).filter((line) => line !== '')
@@ -68,7 +76,7 @@ export const normalizeJson = (body: string): Normalized => {
   } catch {
     return { ok: false, reason: 'not_json' }
   }
-  return { ok: true, lines: leafLines('$', value) }
+  return printableLines(leafLines('$', value))
 }
 
 /**
@@ -78,7 +86,7 @@ export const normalizeJson = (body: string): Normalized => {
 export const normalizeExtraction = (result: ExtractionResult | undefined): Normalized => {
   if (!result || !Array.isArray(result.hooks)) return { ok: false, reason: 'no_extraction' }
   const hooks = [...result.hooks].sort((a, b) => compareKeys(a.hook_id, b.hook_id))
-  return { ok: true, lines: hooks.flatMap((hook) => leafLines(hook.hook_id, hook.status === 'error' ? null : hook.result)) }
+  return printableLines(hooks.flatMap((hook) => leafLines(hook.hook_id, hook.status === 'error' ? null : hook.result)))
 }
 
 const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

@@ -4,8 +4,9 @@
  * selector, a script or a header. The origin of a URL template is literal, or its whole host is one input placeholder
  * (`https://{input.server}/...`, for sites that are many servers): either way the rendered origin must be one of the
  * recipe's hosts, and the linter accepts a host placeholder only for an input whose schema is an enum of them. Values
- * in a URL path are percent-encoded as one segment, query and form values by URLSearchParams, so no value can add a
- * path segment, a query parameter or reach a host the recipe does not declare.
+ * in a URL path are percent-encoded as one segment (a value that would make a `.` or `..` segment is refused), query and
+ * form values by URLSearchParams, so no value can add or climb a path segment, add a query parameter or reach a host the
+ * recipe does not declare.
  */
 
 export interface TemplateScope {
@@ -56,6 +57,25 @@ const attempt = <T>(render: () => T): Rendered<T> => {
   }
 }
 
+/** `.` and `..`, also percent-encoded: a URL parser resolves them, so a value that makes one would move the request up the path. */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i
+
+/**
+ * The path and query of a URL template with its values encoded as segment text. A segment a value turned into `.` or
+ * `..` is refused (encoding cannot help: `%2e` is a dot to URL parsers and servers alike), for inputs and for values
+ * taken from a site's answers alike.
+ */
+const fillPath = (rest: string, scope: TemplateScope, template: string): string => {
+  const end = rest.search(/[?#]/)
+  const path = end < 0 ? rest : rest.slice(0, end)
+  const filled = path.split('/').map((segment) => {
+    const value = fill(segment, scope, encodeURIComponent)
+    if (value !== segment && DOT_SEGMENT.test(value)) throw new MissingValue(`URL template ${template}: a value makes the path segment "${value}", which would move the request along the path`)
+    return value
+  })
+  return filled.join('/') + (end < 0 ? '' : fill(rest.slice(end), scope, encodeURIComponent))
+}
+
 /** The input field a URL template takes its whole host from (`https://{input.server}/...`), if it does. */
 export const hostInputOf = (template: string): string | undefined => URL_TEMPLATE.exec(template)?.[3]
 
@@ -74,7 +94,7 @@ export const renderUrl = (template: string, query: Readonly<Record<string, strin
   const origin = `${parts[1]}${host}${parts[4]}`
   if (!hosts.includes(origin)) return { ok: false, error: `URL template ${template} is not on one of the recipe's hosts` }
   return attempt(() => {
-    const url = new URL(origin + fill(parts[5]!, scope, encodeURIComponent))
+    const url = new URL(origin + fillPath(parts[5]!, scope, template))
     for (const [name, value] of Object.entries(query ?? {})) {
       const whole = WHOLE.exec(value)
       if (whole) {

@@ -23,8 +23,13 @@ export const isTimeZone = (zone: string): boolean => {
 
 export type CronCheck = { readonly ok: true } | { readonly ok: false; readonly message: string }
 
-/** Exactly five fields, parseable by croner, firing at least once in the next eight years (`0 0 30 2 *` never does). */
+/**
+ * Printable ASCII with fields apart by spaces (a line break or other control character in a stored cron would go out
+ * in listings, exports and e-mails), exactly five fields, parseable by croner, firing at least once in the next eight
+ * years (`0 0 30 2 *` never does).
+ */
 export const checkCron = (cron: string): CronCheck => {
+  if (/[^\x20-\x7e]/.test(cron)) return { ok: false, message: 'cron must be printable ASCII, its fields apart by spaces (no line breaks, tabs or control characters)' }
   const fields = cron.trim().split(/\s+/)
   if (cron.length > 256 || fields.length !== 5 || fields.some((f) => f.startsWith('@'))) {
     return { ok: false, message: 'cron must have exactly five fields: minute hour day-of-month month day-of-week' }

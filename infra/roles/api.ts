@@ -48,6 +48,7 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
         settings: {
           jwtSecret: config.jwtSecret, accessTokenTtlSeconds: config.accessTokenTtlSeconds, sessionTtlSeconds: config.sessionTtlSeconds,
           verificationTokenTtlSeconds: config.verificationTokenTtlSeconds, loginAttemptsPerMinute: config.loginAttemptsPerMinute,
+          registrationsPerHour: config.registrationsPerHour,
           loginFailuresBeforeBackoff: config.loginFailuresBeforeBackoff,
           secureCookies: config.publicBaseUrl.startsWith('https://'),
           scrapesPerMinute: config.scrapesPerMinute, ssrfAllowlist: config.ssrfAllowlist, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds,

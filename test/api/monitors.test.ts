@@ -27,6 +27,8 @@ t.test('bad input answers 400/422 with codes and creates nothing', async (t) => 
     [{ ...monitor(), target_url: undefined }, 400, 'missing_target_url'],
     [monitor({ cron: '*/15 * * *' }), 422, 'invalid_cron'],
     [monitor({ cron: '0 0 30 2 *' }), 422, 'invalid_cron'],
+    [monitor({ cron: '0 *\n* * *' }), 422, 'invalid_cron'],
+    [monitor({ cron: '0 * * * *\u001b[2J' }), 422, 'invalid_cron'],
     [monitor({ timezone: 'Mars/Olympus' }), 422, 'invalid_timezone'],
     [monitor({ overlap_policy: 'queue' }), 422, 'invalid_overlap_policy'],
     [monitor({ detection: { mode: 'selector' } }), 422, 'missing_selector'],

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { unsubscribeLink } from '../../domain/detection/unsubscribe.js'
 import { startService } from '../helpers/service.js'
 
 const svc = await startService()
@@ -20,6 +21,16 @@ t.test('OpenAPI 3 document and docs UI are served', async (t) => {
   t.equal(ui.status, 200)
   t.match(await ui.text(), /swagger/i)
   t.equal((await svc.api('GET', '/healthz')).body.status, 'ok')
+})
+
+t.test('no page can be framed by another site: /docs and the unsubscribe page say so (issue 32)', async (t) => {
+  const link = new URL(unsubscribeLink(svc.base, svc.config.signingSecret, 'mon_framed', 'reader@example.com'))
+  for (const path of ['/docs', '/docs/', '/docs/static/index.html', `${link.pathname}${link.search}`, '/openapi.json']) {
+    const answer = await fetch(`${svc.base}${path}`)
+    t.equal(answer.status, 200, `${path} is served`)
+    t.equal(answer.headers.get('x-frame-options'), 'DENY', `${path}: X-Frame-Options`)
+    t.match(answer.headers.get('content-security-policy'), /frame-ancestors 'none'/, `${path}: CSP frame-ancestors`)
+  }
 })
 
 t.test('unknown routes answer the error body', async (t) => {

@@ -1,13 +1,22 @@
+import { verificationLink } from './mail.js'
 import type { Service } from './service.js'
 
 const PASSWORD = 'correct horse battery'
 let counter = 0
 
-/** A registered user of the account API and the headers that authenticate them (bearer token, or the session cookie). */
-export const signUp = async (svc: Service) => {
+/**
+ * A registered user of the account API, verified unless `verified: false` (work needs a verified address), and the
+ * headers that authenticate them (bearer token, or the session cookie).
+ */
+export const signUp = async (svc: Service, options: { readonly verified?: boolean } = {}) => {
   const email = `user${++counter}-${process.pid}-${Date.now()}@example.com`
   const registered = await svc.api('POST', '/register', { body: { email, password: PASSWORD } })
   if (registered.status !== 202) throw new Error(`register answered ${registered.status}`)
+  if (options.verified ?? true) {
+    const link = await verificationLink(svc.dataDir, email)
+    const verified = await svc.api('GET', `${link.pathname}${link.search}`)
+    if (verified.status !== 200) throw new Error(`verify answered ${verified.status}`)
+  }
   const token = await svc.api('POST', '/token', { body: { email, password: PASSWORD } })
   if (token.status !== 200) throw new Error(`token answered ${token.status}`)
   const bearer = { authorization: `Bearer ${token.body.access_token as string}` }

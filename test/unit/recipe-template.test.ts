@@ -11,7 +11,7 @@ import { fixturesOf } from '../helpers/recipe-fixtures.js'
  */
 const HOSTS = ['https://api.example.org']
 const NASTY = [
-  '../../admin', '..%2F..%2Fadmin', '/etc/passwd', '@evil.example', 'evil.example', '//evil.example/x', 'https://evil.example/',
+  '..', '.', '../../admin', '..%2F..%2Fadmin', '/etc/passwd', '@evil.example', 'evil.example', '//evil.example/x', 'https://evil.example/',
   '?admin=1', '#frag', '&x=1', 'a b', '\u0000', '\r\nHost: evil', '%00', '{input.owner}', '{page}', '$..*', "' or 1=1 --",
   'div > a[href^="javascript:"]', '//a[@href]', '$.store.book[?(@.price < 10)]', '<script>alert(1)</script>', 'javascript:alert(1)',
   '${process.exit()}', '`rm -rf /`', '}{', '\\', ':80', 'user:pass@evil.example', '\u202e', '🙂',
@@ -24,6 +24,7 @@ const fuzzValues = [...NASTY, ...Array.from({ length: 300 }, () => Array.from({ 
 t.test('URL templates: the origin is the template\'s, a path value is one encoded segment, a query value one parameter', async (t) => {
   for (const value of fuzzValues) {
     const url = renderUrl('https://api.example.org/repos/{input.owner}/x', { q: '{input.owner}', fixed: 'yes' }, { input: { owner: value }, vars: {} }, HOSTS)
+    if (value === '.' || value === '..') { if (url.ok) t.fail(`a dot segment was rendered for ${JSON.stringify(value)}`); continue }
     if (!url.ok) { t.fail(`rendering failed for ${JSON.stringify(value)}: ${url.error}`); continue }
     const parsed = new URL(url.value)
     if (parsed.origin !== 'https://api.example.org') t.fail(`origin changed for ${JSON.stringify(value)}: ${url.value}`)
@@ -36,6 +37,24 @@ t.test('URL templates: the origin is the template\'s, a path value is one encode
     if (parsed.username || parsed.password || parsed.hash) t.fail(`credentials or fragment appeared for ${JSON.stringify(value)}`)
   }
   t.pass(`${fuzzValues.length} values`)
+})
+
+t.test('a value never makes a `.` or `..` path segment (input or a value taken from a site): refused, the request is not moved (issue 32)', async (t) => {
+  const render = (input: Record<string, unknown>, vars: Record<string, unknown> = {}, template = 'https://api.example.org/page/{input.title}/summary') =>
+    renderUrl(template, { redirect: 'true' }, { input, vars }, HOSTS)
+  for (const value of ['..', '.']) {
+    const refused = render({ title: value })
+    t.notOk(refused.ok, `input ${JSON.stringify(value)} is refused`)
+    t.match(refused, { error: /path segment/ })
+    t.notOk(render({}, { next: value }, 'https://api.example.org/page/{vars.next}/summary').ok, `a site's value ${JSON.stringify(value)} is refused`)
+  }
+  t.notOk(render({ a: '.', b: '.' }, {}, 'https://api.example.org/page/{input.a}{input.b}/x').ok, 'two values making one `..` segment')
+  t.notOk(render({ a: '.' }, {}, 'https://api.example.org/page/.{input.a}/x').ok, 'a value completing a literal dot')
+  for (const value of ['...', 'a..', '..a', '%2e%2e', '.%2e', ' ..']) {
+    const url = render({ title: value })
+    t.ok(url.ok && new URL(url.value).pathname.split('/').length === 4, `${JSON.stringify(value)} stays one segment`)
+  }
+  t.equal(renderUrl('https://api.example.org/a/../b', undefined, { input: {}, vars: {} }, HOSTS).ok, true, 'the recipe\'s own literal path is its business')
 })
 
 t.test('hosts are literal or declared: a placeholder inside the host, before the path, or a host not in the recipe, is refused', async (t) => {

@@ -79,3 +79,15 @@ t.test('rule-based summary from the diff', async (t) => {
   t.equal(ruleSummary(['-Ships within two business days.']), '1 line removed')
   t.equal(ruleSummary(['-Open today', '+Closed']), '"Open today" changed to "Closed"')
 })
+
+t.test('control bytes of a page (ESC sequences, NUL, DEL, C1) never reach the lines diffs, summaries, webhooks and e-mails come from (issue 32)', async (t) => {
+  const hostile = 'Price \u001b[31m$10\u001b[0m\u0007 \u0000end\u007f \u009b2J'
+  const html = normalizeHtml(page(`<p>${hostile}</p>`), { ignoreSelectors: [] })
+  // The HTML parser itself drops NUL; JSON below keeps it (escaped).
+  t.same(html, { ok: true, lines: ['Price ␛[31m$10␛[0m␇ end␡ \uFFFD2J'] }, 'each shown as its control picture')
+  const json = normalizeJson(JSON.stringify({ a: hostile }))
+  t.ok(json.ok && json.lines.every((line) => !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(line)), `json lines: ${JSON.stringify(json)}`)
+  const diff = diffLines(['Price $9'], html.ok ? html.lines : [])
+  t.notMatch(diff.lines.join('\n'), /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/, 'the diff carries none')
+  t.equal(NORMALIZATION_VERSION, 2, 'a new normalization: baselines of the old one re-baseline instead of alerting')
+})

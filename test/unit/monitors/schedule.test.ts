@@ -79,7 +79,7 @@ t.test('run ids derive from the owner and the instant only', async (t) => {
 
 t.test('cron and time zone checks', async (t) => {
   t.ok(checkCron('*/5 * * * *').ok)
-  for (const bad of ['* * * *', '0 0 * * * *', '@daily', '61 * * * *', 'a b c d e', '0 0 30 2 *', '']) t.notOk(checkCron(bad).ok, `${JSON.stringify(bad)} is refused`)
+  for (const bad of ['* * * *', '0 0 * * * *', '@daily', '61 * * * *', 'a b c d e', '0 0 30 2 *', '', '0 *\n* * *', '0 * * * *\r\n', '0\t* * * *', '0 * * * *\u001b[2J', '0 * * * \u0085*']) t.notOk(checkCron(bad).ok, `${JSON.stringify(bad)} is refused`)
   t.ok(isTimeZone('Australia/Lord_Howe'))
   t.notOk(isTimeZone('Mars/Olympus'))
 })
