@@ -63,7 +63,7 @@ for (const atOnce of [false, true]) {
     const { runner, requested, stream, decoded, blobs, jobId } = await setup({ light: engine })
     await runner.handle(requested)
     t.same(runs, [jobId], 'the engine ran the job once')
-    t.same((await stream()).map((e) => e.type), ['JobRequested', 'JobStarted', 'JobSucceeded'])
+    t.same((await stream()).map((e) => e.type), ['JobRequested', 'JobStarted', 'JobSucceeded', 'CreditsCharged'], 'the end and its charge')
     const [, started, succeeded] = await decoded()
     t.match(started, { _tag: 'JobStarted', attempt: 1, worker_id: 'w1', started_at: '2024-05-01T12:00:05.000Z' }, 'started at the Clock\'s time')
     if (succeeded?._tag !== 'JobSucceeded') return t.fail('expected JobSucceeded')
@@ -137,7 +137,7 @@ for (const atOnce of [false, true]) {
     const afterRestart = makeJobRunner({ engines: { light: restarted }, workerId: 'w2', log: () => {}, clock, ...(atOnce ? { events: first.events, blobs: first.blobs } : {}) }, first.run)
     await afterRestart.handle(first.requested)
     const events = await first.decoded()
-    t.same(events.map((e) => e._tag), ['JobRequested', 'JobStarted', 'JobStarted', 'JobSucceeded'])
+    t.same(events.map((e) => e._tag), ['JobRequested', 'JobStarted', 'JobStarted', 'JobSucceeded', 'CreditsCharged'])
     t.match(events[2], { attempt: 2, worker_id: 'w2' })
   })
 
@@ -157,7 +157,7 @@ for (const atOnce of [false, true]) {
       }
     }
     await runner.handle(requested)
-    t.same((await decoded()).map((e) => e._tag), ['JobRequested', 'JobStarted', 'JobStarted', 'JobSucceeded'], 'one terminal event, the other worker\'s')
+    t.same((await decoded()).map((e) => e._tag), ['JobRequested', 'JobStarted', 'JobStarted', 'JobSucceeded', 'CreditsCharged'], 'one terminal event and one charge, the other worker\'s')
     t.same(finished, [], 'the worker that lost counts nothing')
   })
 }

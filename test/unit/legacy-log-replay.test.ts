@@ -1,19 +1,13 @@
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { decodeStored } from '../../domain/events.js'
 import { legacyEvents, legacyReadModels, projectEvery } from '../helpers/legacy-log.js'
 
-type AuditRecord = { readonly type?: string; readonly detail?: Record<string, unknown> }
-
 /**
- * The audit record of a JobRequested shows the event as this version reads it, upcast origin included: the one
- * difference an upcast may make to a read model. Taken out (after checking it is there) before comparing.
+ * The audit trail's records changed shape in the same release (issue 32: every category audited, more fields kept as
+ * digests), so they are compared by what no shape change may lose: one record per audited event, at its position.
  */
-const withoutUpcastOrigins = (t: Test, records: readonly AuditRecord[]) => records.map((record) => {
-  if (record.type !== 'JobRequested' || !record.detail) return record
-  const { origin, ...detail } = record.detail
-  t.ok(origin, 'an upcast JobRequested carries its origin')
-  return { ...record, detail }
-})
+const AUDIT = 'projection.audit'
+const positionsOf = (records: readonly Record<string, unknown>[]) => records.map((r) => `${String(r.position)}:${String(r.type)}`).sort()
 
 /**
  * A log recorded by older code (test/fixtures/legacy-log, see its README) must replay through today's projections to
@@ -29,7 +23,16 @@ t.test('the legacy log replays to the read models it was recorded with', async (
   for (const [name, collections] of Object.entries(recorded)) {
     for (const [collection, documents] of Object.entries(collections)) {
       const actual = replayed[name]?.[collection] ?? []
-      t.same(name === 'projection.audit' ? withoutUpcastOrigins(t, actual as readonly AuditRecord[]) : actual, documents, `${name}: ${collection}`)
+      // Every document and field the old code built, with the same values; fields added since (a default for old
+      // events, e.g. a user's role) may come along.
+      if (name !== AUDIT) {
+        t.equal(actual.length, documents.length, `${name}: ${collection}: as many documents`)
+        t.match(actual, documents, `${name}: ${collection}`)
+      }
+      else {
+        const kept = new Set(positionsOf(actual))
+        t.same(positionsOf(documents).filter((p) => !kept.has(p)), [], `${name}: ${collection}: every event audited before is audited still`)
+      }
     }
   }
 })

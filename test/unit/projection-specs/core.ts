@@ -106,7 +106,7 @@ const expectations: Readonly<Record<string, (t: Test, documents: Documents) => v
     t.match(byId(usage_counters!, 'keyday:k1:2024-05-31'), { jobs: 2 })
   },
   'projection.audit': (t, { audit }) => {
-    t.equal(audit!.length, 22, 'one entry per event of an organization, job or user stream')
+    t.equal(audit!.length, 24, 'one entry per event of an organization, job or user stream (the two succeeded jobs\' charges included)')
     const text = JSON.stringify(audit)
     for (const secret of ['key_hash', 'password_hash', 'token_hash', '$argon2id']) t.notOk(text.includes(secret), `no ${secret} in the audit log`)
     t.match(audit!.find((e) => e.type === 'ApiKeyRevoked'), { org_id: ORG, actor: 'operator', detail: { key_id: 'k2' } })

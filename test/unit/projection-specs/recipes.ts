@@ -58,13 +58,14 @@ const expectations: Readonly<Record<string, (t: Test, documents: Documents) => v
     t.match(byId(usage_counters!, `org:${HEALTH_ORG_ID}`), { active_jobs: 1, reserved_credits: 0 }, 'test runs reserve nothing')
   },
   'projection.jobs': (t, { jobs }) => {
-    t.match(byId(jobs!, 'r1'), { status: 'succeeded', credit_weight: 5, recipe_run: { outcome: 'ok', pages: 2, credits_charged: 2 } })
-    t.match(byId(jobs!, 'r2'), { status: 'failed', failure_reason: 'rate_limited', recipe_run: { outcome: 'rate_limited', credits_charged: 0 } })
+    t.match(byId(jobs!, 'r1'), { status: 'succeeded', credit_weight: 5, credits_charged: 2, recipe_run: { outcome: 'ok', pages: 2, units: 2 } }, 'charged its units, as its CreditsCharged says')
+    t.match(byId(jobs!, 'r2'), { status: 'failed', failure_reason: 'rate_limited', credits_charged: 0, recipe_run: { outcome: 'rate_limited' } }, 'an unbilled outcome: charged nothing')
     t.match(byId(jobs!, 't2'), { credit_weight: 0, failure_reason: 'layout_changed' })
   },
   'projection.audit': (t, { audit }) => {
     const succeeded = audit!.find((e) => e.type === 'JobSucceeded' && (e.detail as { job_id?: string }).job_id === 'r1')
-    t.match(succeeded, { detail: { recipe: { outcome: 'ok', pages: 2, credits_charged: 2 } } }, 'the audit log keeps how a recipe run ended')
+    t.match(succeeded, { detail: { recipe: { outcome: 'ok', pages: 2, units: 2 } } }, 'the audit log keeps how a recipe run ended')
+    t.match(audit!.find((e) => e.type === 'CreditsCharged' && (e.detail as { job_id?: string }).job_id === 'r1'), { detail: { credits: 2, reason: 'recipe_units' } }, 'and what it cost')
     t.notOk('output' in ((succeeded?.detail as { recipe?: object } | undefined)?.recipe ?? { output: 'missing entry' }), 'but not its output: scraped data leaves with the purge')
   },
   'projection.recipe-health': (t, { recipe_health, recipe_test_runs }) => {
