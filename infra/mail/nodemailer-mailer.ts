@@ -16,11 +16,13 @@ export interface MailerOptions {
    * (which exists to keep customer-controlled URLs away from internal addresses).
    */
   readonly smtpUrl: string | null
-  /** Without SMTP the saved file is the only delivery: one line per message names it and its links, for the operator to pass on. */
+  /**
+   * Without SMTP the saved file is the only delivery: one line per message names it, for the operator to open and pass
+   * on. Never its links: a verification or reset link carries a token, and no token goes into a log.
+   */
   readonly notice?: (message: string, detail?: unknown) => void
 }
 
-const links = (text: string) => text.match(/https?:\/\/\S+/g) ?? []
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,128}$/
 
@@ -47,7 +49,7 @@ export const nodemailerMailer = (options: MailerOptions): Effect.Effect<MailerSe
         await writeFile(`${file}.tmp`, raw, { mode: 0o600 })
         await rename(`${file}.tmp`, file)
         if (smtp) await smtp.sendMail({ envelope: { from: options.from, to: mail.to }, raw })
-        else options.notice?.('mail saved to the outbox (no SMTP_URL)', { to: mail.to, subject: mail.subject, file, links: links(mail.text) })
+        else options.notice?.('mail saved to the outbox (no SMTP_URL)', { to: mail.to, subject: mail.subject, file })
         return { message_id: messageId }
       },
       catch: (cause) => new MailUnavailable({ cause }),
