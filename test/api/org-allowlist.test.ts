@@ -31,7 +31,7 @@ t.test('an operator unlocks a locked-out organization with the CLI', async (t) =
   await waitFor(async () => (await svc.api('GET', '/v1/org', { key: org.key })).status === 403)
   t.equal((await svc.api('GET', '/v1/org', { key: org.key })).body.error.code, 'ip_not_allowed', 'locked out')
   // The documented command, as an operator runs it on the service's data folder.
-  const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'cli', '--', 'org', 'ip-allowlist', 'clear', '--org', org.org_id], {
+  const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'cli', '--', 'org', 'ip-allowlist', 'clear', '--org', org.org_id, '--json'], {
     env: { ...process.env, DATA_DIR: svc.dataDir, LOG_LEVEL: 'silent' }, timeout: 180_000,
   })
   t.same(JSON.parse(stdout.trim().split('\n').pop()!), { org_id: org.org_id, ip_allowlist: [] })
