@@ -121,7 +121,7 @@ export const auditTrailContract = (t: Test, name: string, make: () => Promise<Au
       t.equal(key.detail.key_id, KEY)
       const requested = all.items.find((entry) => entry.type === 'JobRequested')!
       t.notOk('spec' in requested.detail, 'no job spec (it may hold secrets)')
-      t.same(requested.detail, { job_id: JOB, org_id: ORG_A, api_key_id: KEY, credit_weight: 1, requested_at: '2030-01-03T00:00:00.000Z' })
+      t.same(requested.detail, { job_id: JOB, org_id: ORG_A, api_key_id: KEY, credit_weight: 1, requested_at: '2030-01-03T00:00:00.000Z', origin: { _tag: 'api' } })
     })
 
     t.test('another organization sees its own entries only', async (t) => {
