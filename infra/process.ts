@@ -5,6 +5,7 @@ import type { EgressGateway } from '../fetchers/egress/types.js'
 import { appLayer, type AppLayerOptions } from './app-layer.js'
 import type { Config, Role } from './config.js'
 import type { Logger } from './logger.js'
+import { closeCpuPool } from '../fetchers/workers/index.js'
 import { metricsListener } from './metrics/listener.js'
 import { apiRole } from './roles/api.js'
 import { detectorRole } from './roles/detector.js'
@@ -33,6 +34,8 @@ export class StartedRoles extends Context.Tag('StartedRoles')<StartedRoles, {
  * first (no request reaches a stopping role), then the other roles together, each in its own reverse order.
  */
 const rolesLayer = (config: Config, roles: readonly Role[], logger: Logger) => Layer.scoped(StartedRoles, Effect.gen(function* () {
+  // The CPU pool serves several roles (fetcher, detector, content-monitor runner): it closes after all of them.
+  yield* Effect.addFinalizer(() => Effect.promise(closeCpuPool))
   if (roles.includes('projector') || roles.includes('api')) yield* ensureReadModelIndexes
   const gateway = yield* Effect.parallelFinalizers(Effect.gen(function* () {
     if (roles.includes('relay')) yield* Effect.sequentialFinalizers(relayRole(logger, roles.length === 1))

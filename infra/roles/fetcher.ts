@@ -4,7 +4,7 @@ import { SecretBox } from '../../domain/secret-box.js'
 import { startEgressGateway } from '../../fetchers/egress/index.js'
 import type { EgressLogEntry } from '../../fetchers/egress/types.js'
 import { defaultPerKey } from '../../fetchers/fair-lanes.js'
-import { closeCpuPool, warmCpuPool } from '../../fetchers/workers/index.js'
+import { warmCpuPool } from '../../fetchers/workers/index.js'
 import { makeLightEngine } from '../../fetchers/light/engine.js'
 import { makeStandardEngine } from '../../fetchers/standard/engine.js'
 import { makeStealthEngine } from '../../fetchers/stealth/engine.js'
@@ -70,7 +70,6 @@ export const fetcherRole = (config: Config, logger: Logger) => Effect.gen(functi
     // Abort first, so stopping does not wait for jobs to finish: an aborted job's event stays unhandled.
     (subscription) => Effect.promise(async () => {
       runner.abort()
-      await closeCpuPool()
       await subscription.stop()
     }),
   )

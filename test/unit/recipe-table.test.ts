@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import type { Recipe } from '../../domain/recipe/types.js'
-import { README_FILE, TABLE_END, TABLE_START, outcomesCovered, recipeTable, shippedRecipeTable, withTable } from '../../scripts/recipe-table.js'
+import { TABLE_FILE, TABLE_END, TABLE_START, outcomesCovered, recipeTable, shippedRecipeTable, withTable } from '../../scripts/recipe-table.js'
 
-/** README's recipe table is generated (scripts/recipe-table.ts): it must match the shipped recipes and fixtures. */
-t.test("README's recipe table is the generated one", async (t) => {
-  const readme = readFileSync(README_FILE, 'utf8')
-  t.ok(withTable(readme, shippedRecipeTable()) === readme, "README.md's recipe table is stale: run node --import tsx scripts/recipe-table.ts --write")
+/** The recipe table of docs/recipes.md is generated (scripts/recipe-table.ts): it must match the shipped recipes and fixtures. */
+t.test("the recipe table of docs/recipes.md is the generated one", async (t) => {
+  const document = readFileSync(TABLE_FILE, 'utf8')
+  t.ok(withTable(document, shippedRecipeTable()) === document, "docs/recipes.md's recipe table is stale: run node --import tsx scripts/recipe-table.ts --write")
 })
 
 const recipe = (slug: string, extra: Partial<Recipe>, contracts: object[]): Recipe =>
