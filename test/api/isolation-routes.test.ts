@@ -151,6 +151,17 @@ t.test('every path with an id parameter maps it to a resource of A', async (t) =
   t.same(paramsOf('/v1/jobs/{job_id}/artifacts/{artifact_id}'), ['jobs/{job_id}', 'artifacts/{artifact_id}'])
 })
 
+t.test('no list or summary B reads names any resource of A', async (t) => {
+  const idsOfA = [...Object.values(RESOURCES_OF_A).filter((id): id is string => typeof id === 'string'), a.orgId, a.user.userId, a.keyId]
+  const lists = Object.keys(doc.paths).filter((path) => !path.includes('{') && doc.paths[path]!.get?.security)
+  t.ok(lists.length >= 10, `${lists.length} lists: ${lists.join(' ')}`)
+  for (const path of lists) {
+    const answer = await svc.api('GET', path, asB(path))
+    t.equal(answer.status, 200, `B reads ${path}`)
+    t.same(idsOfA.filter((id) => answer.text.includes(id)), [], `${path} names nothing of A`)
+  }
+})
+
 t.test('every method of every path naming a resource of A answers B as for a missing one, and changes nothing of A', async (t) => {
   const reads = privatePaths.filter((path) => doc.paths[path]!.get && !LINK_ROUTES[path])
   const readAll = async () => Promise.all(reads.map(async (path) => {
