@@ -90,7 +90,7 @@ const forged = [...new Set([
 ])]
 
 // B's work, through every entry point, carrying the forgeries.
-const jobs: { readonly via: string; readonly jobId: string; readonly tags?: readonly string[]; readonly token?: string; readonly by?: typeof b2 }[] = []
+const jobs: { readonly via: string; readonly jobId: string; readonly tags?: readonly string[]; readonly token?: string; readonly by?: typeof b2; readonly credits?: number }[] = []
 const submitted = await Promise.all([
   ...forged.filter((tag) => tag.length <= MAX_TAG_LENGTH).map(async (tag) => ({ via: 'POST /v1/jobs tags', tags: [tag, 'env=test'],
     jobId: (await expect(svc.api('POST', '/v1/jobs', { key: b.key, body: { job_type: 'light', target_url: `${site.origin}/status?code=403`, tags: [tag, 'env=test'] } }), 202)).job_id as string })),
@@ -98,6 +98,12 @@ const submitted = await Promise.all([
     jobId: (await expect(svc.api('POST', '/v1/jobs', { key: b.key, body: { job_type: 'light', target_url: `${site.origin}/status?code=404`, idempotency_token: token } }), 202)).job_id as string })),
   ...forged.map(async (token) => ({ via: 'POST /v1/recipes/{slug}/runs idempotency_token', token, by: b2,
     jobId: (await expect(svc.api('POST', `/v1/recipes/${SLUG}/runs`, { key: b2.key, body: { input: recipeFixture.input, idempotency_token: token } }), 201)).job_id as string })),
+  // The browser engines, with the forgeries of a scrape and a monitor run: charged their own weight, page or not.
+  ...([['standard', 5], ['stealth', 30]] as const).flatMap(([engine, credits]) => [
+    { via: 'POST /v1/jobs tags', tags: [markers[0]!] },
+    { via: 'POST /v1/jobs idempotency_token', token: `${markers[2]!} ${engine}` },
+  ].map(async (forgery) => ({ ...forgery, credits,
+    jobId: (await expect(svc.api('POST', '/v1/jobs', { key: b.key, body: { job_type: engine, target_url: `${site.origin}/page`, ...forgery.tags ? { tags: forgery.tags } : {}, ...forgery.token ? { idempotency_token: forgery.token } : {} } }), 202)).job_id as string }))),
 ])
 jobs.push(...submitted)
 for (const marker of forged.slice(0, 12)) {
@@ -164,7 +170,7 @@ t.test('each of B\'s jobs is plain work of its kind, charged to B at its engine\
     t.same(request.data.origin, expected[job.via]!(request), `${job.via} ${JSON.stringify(job.tags ?? job.token)}: origin`)
     const charged = charges.filter((e) => e.data.job_id === job.jobId)
     const org = (job.by ?? b).orgId
-    t.same(charged.map((e) => [e.org_id, e.data.org_id, e.data.credits, e.data.reason]), [[org, org, 1, reasons[job.via]]], `${job.via} ${JSON.stringify(job.tags ?? job.token)}: one charge to B`)
+    t.same(charged.map((e) => [e.org_id, e.data.org_id, e.data.credits, e.data.reason]), [[org, org, job.credits ?? 1, reasons[job.via]]], `${job.via} ${JSON.stringify(job.tags ?? job.token)}: one charge to B`)
   }
   for (const monitorId of contentMonitorsOfB) {
     const runs = log.filter((e) => e.type === 'JobRequested' && (e.data.origin as any)._tag === 'content_monitor_run' && (e.data.origin as any).monitor_id === monitorId)

@@ -48,7 +48,7 @@ const runOnce = async (monitorId: string, key: string) => {
  * that names it. `public`: not an organization's resource (the same for everyone), with the reason.
  */
 const resourcesOf = async (owner: Tenant): Promise<Record<string, string | { readonly public: string }>> => {
-  const job = await ok(svc.api('POST', '/v1/jobs', { key: owner.key, body: { job_type: 'light', target_url: `${site.origin}/page` } }), 202)
+  const job = await ok(svc.api('POST', '/v1/jobs', { key: owner.key, body: { job_type: 'light', target_url: `${site.origin}/page`, tags: ['env=a'] } }), 202)
   const result = (await svc.waitForResult(owner.key, job.job_id)).body
   const monitor = await ok(svc.api('POST', '/v1/monitors', {
     key: owner.key,
@@ -95,6 +95,13 @@ const BODIES: Record<string, unknown> = {
   'POST /v1/org/retention-holds/{hold_id}/release': { justification: 'b releases it' },
   'PATCH /content-monitors/{id}': { name: 'taken by b', status: 'paused' },
   'POST /content-monitors/{id}/runs': { force: true },
+}
+
+/** Query strings tried besides none, where a route reads its resource on another path (a long poll). */
+const QUERIES: Record<string, readonly string[]> = {
+  'GET /v1/jobs/{job_id}/result': ['?wait=1'],
+  'GET /content-monitors/{id}/runs': ['?limit=100'],
+  'GET /v1/monitors/{monitor_id}/changes': ['?page=1&per_page=100'],
 }
 
 /**
@@ -155,10 +162,22 @@ t.test('no list or summary B reads names any resource of A', async (t) => {
   const idsOfA = [...Object.values(RESOURCES_OF_A).filter((id): id is string => typeof id === 'string'), a.orgId, a.user.userId, a.keyId]
   const lists = Object.keys(doc.paths).filter((path) => !path.includes('{') && doc.paths[path]!.get?.security)
   t.ok(lists.length >= 10, `${lists.length} lists: ${lists.join(' ')}`)
-  for (const path of lists) {
+  // Filters naming A's things select among B's own.
+  const filtered = [`/v1/jobs?tag=${encodeURIComponent('env=a')}`, `/v1/audit-log?actor=${encodeURIComponent(`api_key:${a.keyId}`)}`, `/scrapes?q=${encodeURIComponent(site.origin)}`]
+  for (const path of [...lists, ...filtered]) {
     const answer = await svc.api('GET', path, asB(path))
     t.equal(answer.status, 200, `B reads ${path}`)
     t.same(idsOfA.filter((id) => answer.text.includes(id)), [], `${path} names nothing of A`)
+  }
+})
+
+t.test('a hold B places naming A\'s job, artifact or organization is refused as one naming nothing', async (t) => {
+  const refs = [['job', RESOURCES_OF_A['jobs/{job_id}']], ['artifact', RESOURCES_OF_A['artifacts/{artifact_id}']], ['org', a.orgId]] as const
+  for (const [scope_type, scope_ref] of refs) {
+    const taken = await svc.api('POST', '/v1/org/retention-holds', { key: b.key, body: { scope_type, scope_ref, justification: 'b holds a' } })
+    const missing = await svc.api('POST', '/v1/org/retention-holds', { key: b.key, body: { scope_type, scope_ref: 'missing-0000', justification: 'b holds a' } })
+    t.equal(taken.status, 422, `${scope_type}: ${taken.text.slice(0, 200)}`)
+    t.same([taken.status, codeOf(taken.body)], [missing.status, codeOf(missing.body)], `${scope_type}: as for a missing one`)
   }
 })
 
@@ -185,13 +204,15 @@ t.test('every method of every path naming a resource of A answers B as for a mis
       if (!operation.security && !link) { t.fail(`${label} has no security: add it to LINK_ROUTES`); continue }
       const target = (ids: (param: string) => string) => link ? link(withIds(path, ids)) : withIds(path, ids)
       const credentials = link ? {} : asB(path)
-      const send = (ids: (param: string) => string) => svc.api(method.toUpperCase(), target(ids), { ...credentials, ...(body !== undefined ? { body } : {}) })
-      for (const mix of mixes(path)) {
-        const taken = await send(mix.ids)
-        const missing = await send(mix.missing)
-        calls += 1
-        t.equal(taken.status, link ? missing.status : 404, `${label}${mix.label}: B is answered ${taken.status} ${taken.text.slice(0, 200)}`)
-        t.equal(codeOf(taken.body), codeOf(missing.body), `${label}${mix.label}: the same code as for a missing resource`)
+      for (const query of ['', ...(QUERIES[label] ?? [])]) {
+        const send = (ids: (param: string) => string) => svc.api(method.toUpperCase(), `${target(ids)}${query}`, { ...credentials, ...(body !== undefined ? { body } : {}) })
+        for (const mix of mixes(path)) {
+          const taken = await send(mix.ids)
+          const missing = await send(mix.missing)
+          calls += 1
+          t.equal(taken.status, link ? missing.status : 404, `${label}${query}${mix.label}: B is answered ${taken.status} ${taken.text.slice(0, 200)}`)
+          t.equal(codeOf(taken.body), codeOf(missing.body), `${label}${query}${mix.label}: the same code as for a missing resource`)
+        }
       }
     }
   }
