@@ -26,6 +26,13 @@ interface Lane {
  */
 export const defaultPerKey = (slots: number) => (slots <= 2 ? slots : slots - Math.ceil(slots / 4))
 
+/**
+ * Limits where a slot is cheap to add (a light fetch is a socket, not a browser): one organization alone keeps all
+ * `perKey` slots, so a single-tenant installation loses nothing to fairness, and a reserve of a quarter more exists
+ * only for the others.
+ */
+export const withReserve = (perKey: number): FairLanesLimits => ({ slots: perKey + Math.ceil(perKey / 4), perKey })
+
 export class FairLanes {
   readonly #limits: FairLanesLimits
   readonly #lanes = new Map<string, Lane>()

@@ -3,7 +3,7 @@ import { openProxyPassword } from '../../domain/job/spec-secrets.js'
 import { SecretBox } from '../../domain/secret-box.js'
 import { startEgressGateway } from '../../fetchers/egress/index.js'
 import type { EgressLogEntry } from '../../fetchers/egress/types.js'
-import { defaultPerKey } from '../../fetchers/fair-lanes.js'
+import { defaultPerKey, withReserve } from '../../fetchers/fair-lanes.js'
 import { warmCpuPool } from '../../fetchers/workers/index.js'
 import { makeLightEngine } from '../../fetchers/light/engine.js'
 import { makeStandardEngine } from '../../fetchers/standard/engine.js'
@@ -60,7 +60,8 @@ export const fetcherRole = (config: Config, logger: Logger) => Effect.gen(functi
   metrics.total('scrapeworks_browser_recycles', 'Browser processes retired for page count or memory growth, by tier', 'tier', byTier((b) => b.recycled))
   void warmCpuPool() // workers load their code while the fetcher subscribes, not when the first job needs one
   const limits = (slots: number) => ({ slots, perKey: Math.min(slots, config.fetcherOrgConcurrency ?? defaultPerKey(slots)) })
-  const slots = { light: limits(config.fetcherConcurrency), standard: limits(config.browser.poolSize), stealth: limits(config.browser.poolSize) }
+  const light = config.fetcherOrgConcurrency === null ? withReserve(config.fetcherConcurrency) : limits(config.fetcherConcurrency)
+  const slots = { light, standard: limits(config.browser.poolSize), stealth: limits(config.browser.poolSize) }
   const runner = makeJobRunner({ engines, workerId: config.workerId, log: logger.error, recipes: config.recipes, metrics, clock: yield* Clock, events: yield* EventStore, blobs: yield* BlobStore, slots }, run)
   // The subscription hands over far more jobs than run at once, so the slots see every organization's waiting jobs
   // (a backlog of one does not hide another's job behind it), at least every slot's worth.

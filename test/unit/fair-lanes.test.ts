@@ -1,5 +1,5 @@
 import t from 'tap'
-import { defaultPerKey, FairLanes } from '../../fetchers/fair-lanes.js'
+import { defaultPerKey, FairLanes, withReserve } from '../../fetchers/fair-lanes.js'
 
 /** Lets every pending promise callback run. */
 const settle = async () => { for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r)) }
@@ -82,4 +82,14 @@ t.test('by default a key may hold all of a pool of two, otherwise all but a quar
   t.equal(defaultPerKey(2), 2)
   t.equal(defaultPerKey(16), 12)
   t.equal(defaultPerKey(32), 24)
+})
+
+t.test('a reserve on top: one key alone keeps all its slots, and the reserve serves only the others', async (t) => {
+  const limits = withReserve(16)
+  t.same(limits, { slots: 20, perKey: 16 })
+  const lanes = new FairLanes(limits)
+  for (let i = 0; i < 16; i++) t.ok(lanes.tryAcquire('a'), `a's slot ${i + 1}`)
+  t.notOk(lanes.tryAcquire('a'), 'a holds its most')
+  for (let i = 0; i < 4; i++) t.ok(lanes.tryAcquire('b'), `the reserve's slot ${i + 1} goes to b`)
+  t.notOk(lanes.tryAcquire('c'), 'every slot is held')
 })
