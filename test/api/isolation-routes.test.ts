@@ -251,3 +251,17 @@ t.test('every method of every path naming a resource of A answers B as for a mis
   const appended = log.filter((e) => e.position > position && (e.org_id === a.orgId || ofAStreams.has(e.stream)))
   t.same(appended.map((e) => `${e.stream} ${e.type}`), [], 'nothing was appended to A\'s streams')
 })
+
+t.test('A\'s job still running answers B as a missing one, and runs on', async (t) => {
+  const running = await ok(svc.api('POST', '/v1/jobs', { key: a.key, body: { job_type: 'light', target_url: `${site.origin}/slow?ms=3000` } }), 202)
+  const paths = idPaths.filter((path) => path.startsWith('/v1/jobs/{job_id}') && !path.includes('{artifact_id}'))
+  for (const path of paths) {
+    for (const method of METHODS.filter((m) => doc.paths[path]![m])) {
+      for (const query of ['', ...(QUERIES[`${method.toUpperCase()} ${path}`] ?? [])]) {
+        const answer = await svc.api(method.toUpperCase(), `${withIds(path, () => running.job_id)}${query}`, { key: b.key })
+        t.equal(answer.status, 404, `${method.toUpperCase()} ${path}${query}: ${answer.text.slice(0, 200)}`)
+      }
+    }
+  }
+  t.equal((await svc.waitForResult(a.key, running.job_id)).body.status, 'succeeded', 'A\'s job ends as it would have')
+})
