@@ -250,4 +250,11 @@ t.test('every event of an aggregate carries its organization; every job an aggre
     if (e.stream.startsWith('content-monitor-')) t.same([origin?._tag, origin?.monitor_id], ['content_monitor_run', contentMonitorOfA.id], `${e.type}: the monitor's own job`)
     if (e.stream.startsWith('scrape-')) t.same(origin, { _tag: 'scrape', user_id: a.user.userId }, `${e.type}: A's user's own scrape`)
   }
+  // A content monitor's run is its job (the job id is the run id): any job of that id is the monitor's own run.
+  const contentRuns = inA.filter((e) => e.stream.startsWith('content-monitor-') && typeof e.data.run_id === 'string')
+  t.ok(contentRuns.some((e) => e.data.run_id === contentRunOfA.id), 'A\'s content monitor recorded its run')
+  for (const e of contentRuns.filter((e) => requested.has(e.data.run_id as string))) {
+    const job = requested.get(e.data.run_id as string)!
+    t.same([job.org_id, job.data.origin], [a.orgId, { _tag: 'content_monitor_run', monitor_id: e.data.monitor_id, run_id: e.data.run_id }], `${e.type}: the run's own job`)
+  }
 })
