@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import t from 'tap'
 import { Effect } from 'effect'
 import { MAX_TAG_LENGTH } from '../../domain/job/spec.js'
@@ -53,7 +55,7 @@ await expect(svc.api('POST', '/v1/webhook-endpoints', { key: a.key, body: { url:
 await expect(svc.api('POST', '/v1/webhook-endpoints', { key: b.key, body: { url: receiverOfB.url, enabled_events: SUBSCRIBABLE_KINDS, description: `monitor-run:${a.orgId}` } }), 201)
 const scrapeOfA = await expect(svc.api('POST', '/scrapes', { headers: a.user.bearer, body: { url: `${site.origin}/page`, backend: 'httpx' } }), 200)
 const monitorOfA = await expect(svc.api('POST', '/v1/monitors', {
-  key: a.key, body: { name: 'a', cron: '0 3 * * *', job_type: 'light', target_url: `${site.origin}/slow?ms=5000`, detection: { mode: 'text' } },
+  key: a.key, body: { name: 'a', cron: '0 3 * * *', job_type: 'light', target_url: `${site.origin}/slow?ms=5000`, detection: { mode: 'text', notify: { email: ['owner-a@example.com'] } } },
 }), 201)
 const runOfA = await expect(svc.api('POST', `/v1/monitors/${monitorOfA.id}/runs`, { key: a.key }), 202)
 const contentMonitorOfA = await expect(svc.api('POST', '/content-monitors', {
@@ -205,6 +207,12 @@ t.test('nothing of B reaches A', async (t) => {
   const monitor = (await svc.api('GET', `/v1/monitors/${monitorOfA.id}`, { key: a.key })).body
   t.equal(monitor.status, 'active', 'B\'s blocked forgeries do not pause A\'s monitor')
   t.equal((await svc.api('GET', `/v1/monitors/${monitorOfA.id}/changes`, { key: a.key })).body.total, 0, 'no change of A\'s monitor (its one run is the baseline)')
+  const outbox = join(svc.dataDir, 'outbox')
+  const mails = existsSync(outbox) ? readdirSync(outbox).map((name) => readFileSync(join(outbox, name), 'utf8')) : []
+  // B's monitor is named after A's run: only its links (and recipients) tell whose it is.
+  t.same(mails.filter((mail) => mail.includes(`/monitors/${monitorOfA.id}/`) || mail.includes('owner-a@example.com')).map((mail) => mail.slice(0, 500)), [], 'no e-mail about A\'s monitor (it has no change, and is not paused)')
+  t.same(mails.filter((mail) => mail.includes(`To: ${a.user.email}`) && mail.includes(monitorOfB.id)).map((mail) => mail.slice(0, 500)), [], 'no e-mail to A about B\'s monitor')
+  t.ok(mails.some((mail) => mail.includes(`To: ${b.user.email}`) && mail.includes(`/monitors/${monitorOfB.id}/resume`)), 'B\'s paused monitor is mailed to B')
   const contentRuns = (await svc.api('GET', `/content-monitors/${contentMonitorOfA.id}/runs`, { headers: a.user.bearer })).body.runs as any[]
   t.same(contentRuns.map((r) => r.id), [contentRunOfA.id], 'A\'s content monitor has its one run')
   const ownJobsOfA = new Set([...requested.values()].filter((e) => e.org_id === a.orgId).map((e) => e.data.job_id as string))
