@@ -108,6 +108,7 @@ const submitted = await Promise.all([
     jobId: (await expect(svc.api('POST', '/v1/jobs', { key: b.key, body: { job_type: engine, target_url: `${site.origin}/page`, ...forgery.tags ? { tags: forgery.tags } : {}, ...forgery.token ? { idempotency_token: forgery.token } : {} } }), 202)).job_id as string }))),
 ])
 jobs.push(...submitted)
+// A scrape's only free text is its URL; it waits for its page, so a sample: the scrape-by and content-monitor forms.
 for (const marker of forged.slice(0, 12)) {
   const scrape = await expect(svc.api('POST', '/scrapes', { headers: b.user.bearer, body: { url: `${site.origin}/page?m=${encodeURIComponent(marker)}`, backend: 'httpx' } }), 200)
   jobs.push({ via: 'POST /scrapes', jobId: scrape.id })
