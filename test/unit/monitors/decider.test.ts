@@ -6,6 +6,7 @@ import {
   MonitorCreated, MonitorDeleted, MonitorFireOverlapped, MonitorPaused, MonitorResumed, MonitorRunCompleted, MonitorRunDequeued, MonitorRunFired,
   MonitorRunMinted, MonitorRunSkipped, MonitorUpdated, type MonitorEvent, type OverlapPolicy,
 } from '../../../domain/monitor/events.js'
+import { PLANS } from '../../../domain/plans.js'
 import { scenario } from '../../helpers/given-when-then.js'
 
 const ID = 'mon_1'
@@ -68,7 +69,7 @@ t.test('auto-pause after 3 consecutive non-delivering runs; skips neither count 
   given([...history, completed('r1', 'blocked', 6), new MonitorRunSkipped({ monitor_id: ID, org_id: ORG, run_id: 'r2', status: 'skipped_quota', detail: '', skipped_at: at(6) }), completed('r3', 'blocked', 6)])
     .when(complete('r4', 'failed', 7)).then([completed('r4', 'failed', 7), paused(7, 'failed')], 'a skip neither counts nor resets')
   const pausedHistory = [...history, completed('r1', 'blocked', 6), completed('r2', 'blocked', 6), completed('r3', 'blocked', 6), paused(6, 'blocked')]
-  given(pausedHistory).when({ _tag: 'ResumeMonitor', monitor_id: ID, now: at(8) }).then([new MonitorResumed({ monitor_id: ID, resumed_at: at(8) })], 'resume')
+  given(pausedHistory).when({ _tag: 'ResumeMonitor', monitor_id: ID, plan: PLANS.enterprise, others: { active: 0, detecting: 0 }, now: at(8) }).then([new MonitorResumed({ monitor_id: ID, resumed_at: at(8) })], 'resume')
   given([...pausedHistory, new MonitorResumed({ monitor_id: ID, resumed_at: at(8) })]).when(complete('r4', 'blocked', 9)).then([completed('r4', 'blocked', 9)], 'resume cleared the streak: one more block does not pause')
   given([...pausedHistory, new MonitorResumed({ monitor_id: ID, resumed_at: at(8) })]).when(fire(8)).then([], 'instants passed while paused are not owed')
   given([...pausedHistory, new MonitorResumed({ monitor_id: ID, resumed_at: at(8) })]).when(fire(9)).then([fired(9)], 'the first instant after resuming fires')
