@@ -55,10 +55,17 @@ export type MonitorCommand =
   /** A scheduled instant (with the earlier ones it coalesces) or a manual run; `run_id` names the run it would start. */
   | { readonly _tag: 'FireRun'; readonly monitor_id: string; readonly run_id: string; readonly trigger: 'schedule' | 'manual'; readonly scheduled_for: string; readonly missed: number; readonly now: string }
   | { readonly _tag: 'RecordMint'; readonly monitor_id: string; readonly run_id: string; readonly job_id: string; readonly now: string }
-  | { readonly _tag: 'SkipRun'; readonly monitor_id: string; readonly run_id: string; readonly status: 'skipped_quota' | 'skipped_not_allowed'; readonly detail: string; readonly now: string }
+  /** The run's job was refused at admission (`refusal`: the AdmissionRejected's code and message): the run is skipped, free. */
+  | { readonly _tag: 'SkipRun'; readonly monitor_id: string; readonly run_id: string; readonly refusal: { readonly code: string; readonly message: string }; readonly now: string }
   | { readonly _tag: 'CompleteRun'; readonly monitor_id: string; readonly run_id: string; readonly job_id: string | null; readonly status: CompletionStatus; readonly detail: string; readonly now: string }
 
 export type MonitorError = NotFound | StateConflict | ValidationFailed
+
+/** Admission codes that mean the run's engine is not in the plan; every other refusal is a quota (credits, jobs). SPEC 8. */
+const NOT_ALLOWED = new Set(['plan_limit_job_type_not_allowed'])
+
+/** How a run refused at admission is recorded: skipped, at no cost, as not allowed by the plan or over a quota. */
+export const skipStatusOf = (code: string) => (NOT_ALLOWED.has(code) ? 'skipped_not_allowed' as const : 'skipped_quota' as const)
 
 /** The plan rules a monitor breaks beside `others` active monitors: its own first (SPEC 8), then the counts. */
 const misfits = (state: Live, plan: Plan, others: ActiveMonitors, now: string) => {
@@ -174,7 +181,10 @@ const decideLive = (command: MonitorCommand, state: Live): Either.Either<readonl
       const run = state.in_flight[command.run_id]
       if (!run || run.job_id !== null) return nothing
       return ok(
-        new MonitorRunSkipped({ monitor_id: id, org_id: state.org_id, run_id: command.run_id, status: command.status, detail: command.detail, skipped_at: command.now }),
+        new MonitorRunSkipped({
+          monitor_id: id, org_id: state.org_id, run_id: command.run_id, status: skipStatusOf(command.refusal.code),
+          detail: `${command.refusal.code}: ${command.refusal.message}`, skipped_at: command.now,
+        }),
         ...dequeue(state, command.run_id, command.now),
       )
     }

@@ -46,8 +46,8 @@ t.test('overlap policies', async (t) => {
   given([created('buffer_one'), fired(1)]).when(fire(2)).then([fired(2, true)], 'buffer_one: the next waits')
   given([created('buffer_one'), fired(1), fired(2, true)]).when(fire(3)).then([new MonitorFireOverlapped({ monitor_id: ID, scheduled_for: at(3), trigger: 'schedule', missed: 0, outcome: 'dropped', at: at(3) })], 'buffer_one: a second waiting one is dropped')
   given([created('buffer_one'), fired(1), fired(2, true)]).when(complete('r1', 'delivered', 4)).then([completed('r1', 'delivered', 4), new MonitorRunDequeued({ monitor_id: ID, run_id: 'r2', at: at(4) })], 'buffer_one: the waiting run starts when the running one ends')
-  given([created('buffer_one'), fired(1), fired(2, true)]).when({ _tag: 'SkipRun', monitor_id: ID, run_id: 'r1', status: 'skipped_quota', detail: 'credits', now: at(4) })
-    .then([new MonitorRunSkipped({ monitor_id: ID, org_id: ORG, run_id: 'r1', status: 'skipped_quota', detail: 'credits', skipped_at: at(4) }), new MonitorRunDequeued({ monitor_id: ID, run_id: 'r2', at: at(4) })], 'a skipped run also lets the waiting one start')
+  given([created('buffer_one'), fired(1), fired(2, true)]).when({ _tag: 'SkipRun', monitor_id: ID, run_id: 'r1', refusal: { code: 'plan_limit_monthly_credits', message: 'credits' }, now: at(4) })
+    .then([new MonitorRunSkipped({ monitor_id: ID, org_id: ORG, run_id: 'r1', status: 'skipped_quota', detail: 'plan_limit_monthly_credits: credits', skipped_at: at(4) }), new MonitorRunDequeued({ monitor_id: ID, run_id: 'r2', at: at(4) })], 'a skipped run also lets the waiting one start')
 })
 
 t.test('runs: minted once, completed once', async (t) => {
@@ -55,7 +55,7 @@ t.test('runs: minted once, completed once', async (t) => {
   const minted = new MonitorRunMinted({ monitor_id: ID, run_id: 'r1', job_id: 'job-r1', minted_at: at(1) })
   given([created(), fired(1)]).when({ _tag: 'RecordMint', monitor_id: ID, run_id: 'r1', job_id: 'job-r1', now: at(1) }).then([minted], 'minted')
   given([created(), fired(1), minted]).when({ _tag: 'RecordMint', monitor_id: ID, run_id: 'r1', job_id: 'job-r1', now: at(1) }).then([], 'minted again: nothing')
-  given([created(), fired(1), minted]).when({ _tag: 'SkipRun', monitor_id: ID, run_id: 'r1', status: 'skipped_quota', detail: '', now: at(1) }).then([], 'a minted run is not skipped')
+  given([created(), fired(1), minted]).when({ _tag: 'SkipRun', monitor_id: ID, run_id: 'r1', refusal: { code: 'plan_limit_monthly_credits', message: '' }, now: at(1) }).then([], 'a minted run is not skipped')
   given([created(), fired(1), minted, completed('r1', 'delivered', 2)]).when(complete('r1', 'delivered', 3)).then([], 'completed again: nothing')
   given([created()]).when(complete('unknown', 'failed', 3)).then([], 'an unknown run: nothing')
 })

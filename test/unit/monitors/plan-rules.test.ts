@@ -2,7 +2,7 @@ import t from 'tap'
 import { validateJobSpec } from '../../../domain/job/spec.js'
 import { monitorDecider, type MonitorCommand, type MonitorFields } from '../../../domain/monitor/decider.js'
 import { DETECTION_OFF } from '../../../domain/monitor/detection-validation.js'
-import { MonitorCreated, MonitorPaused, MonitorResumed } from '../../../domain/monitor/events.js'
+import { MonitorCreated, MonitorPaused, MonitorResumed, MonitorRunFired, MonitorRunSkipped } from '../../../domain/monitor/events.js'
 import { MonitorPlaceClaimed, monitorQuotaDecider, type MonitorQuotaCommand } from '../../../domain/monitor/quota.js'
 import { PLANS, type Plan } from '../../../domain/plans.js'
 import { scenario } from '../../helpers/given-when-then.js'
@@ -100,4 +100,19 @@ t.test('resuming and refitting after a plan change: the monitor decider', async 
   given([created('*/15 * * * *')]).when(fit(PLANS.starter))
     .then([pausedFor('two runs of this schedule come 900 seconds apart in UTC; the starter plan\'s minimum interval is 3600 seconds')], 'paused below the minimum interval')
   given([created(), paused]).when(fit(PLANS.free)).then([], 'a paused monitor stays as it is')
+})
+
+t.test('a run whose job the plan refuses is skipped at no cost: how, the monitor decider says (SPEC 8)', async (t) => {
+  const given = scenario(t, monitorDecider)
+  const history = [
+    new MonitorCreated({ monitor_id: 'm1', org_id: ORG, ...fields(), created_at: NOW }),
+    new MonitorRunFired({ monitor_id: 'm1', run_id: 'r1', scheduled_for: NOW, fired_at: NOW, trigger: 'schedule', missed: 0, queued: false }),
+  ]
+  const skip = (code: string): MonitorCommand => ({ _tag: 'SkipRun', monitor_id: 'm1', run_id: 'r1', refusal: { code, message: 'refused' }, now: NOW })
+  const skipped = (status: 'skipped_quota' | 'skipped_not_allowed', code: string) =>
+    new MonitorRunSkipped({ monitor_id: 'm1', org_id: ORG, run_id: 'r1', status, detail: `${code}: refused`, skipped_at: NOW })
+  given(history).when(skip('plan_limit_job_type_not_allowed')).then([skipped('skipped_not_allowed', 'plan_limit_job_type_not_allowed')], 'an engine not in the plan: skipped_not_allowed')
+  for (const code of ['plan_limit_monthly_credits', 'plan_limit_concurrent_jobs']) {
+    given(history).when(skip(code)).then([skipped('skipped_quota', code)], `${code}: skipped_quota`)
+  }
 })

@@ -29,7 +29,7 @@ const history = async (): Promise<readonly RecordedEvent[]> => {
   await monitor('m2')(fire('r2', 15))
   await monitor('m1')({ _tag: 'RecordMint', run_id: 'r1', job_id: 'j5', now: at(15) })
   await monitor('m1')(fire('r3', 20))
-  await monitor('m2')({ _tag: 'SkipRun', run_id: 'r2', status: 'skipped_quota', detail: 'plan_limit_monthly_credits', now: at(16) })
+  await monitor('m2')({ _tag: 'SkipRun', run_id: 'r2', refusal: { code: 'plan_limit_monthly_credits', message: 'no credits left' }, now: at(16) })
   await monitor('m1')({ _tag: 'CompleteRun', run_id: 'r1', job_id: 'j5', status: 'delivered', detail: 'content delivered (HTTP 200)', now: at(21) })
   await monitor('m1')(fire('r4', 25))
   await monitor('m1')({ _tag: 'RecordMint', run_id: 'r4', job_id: 'j6', now: at(25) })
