@@ -1,9 +1,8 @@
 import { Effect } from 'effect'
 import { hostToResolve, type Allowlist } from '../domain/address-policy.js'
-import { AdmissionRejected } from '../domain/errors.js'
 import type { JobRequested } from '../domain/job/events.js'
 import type { JobSpec } from '../domain/job/spec.js'
-import { dayOf, jobAdmissionBreaches, retryAfterSeconds, type LimitBreach, type UsageSnapshot } from '../domain/limits.js'
+import { dayOf, decideAdmission, type LimitBreach, type UsageSnapshot } from '../domain/limits.js'
 import type { KeyLimits } from '../domain/org/events.js'
 import { jobCreditWeight } from '../domain/job/decider.js'
 import { PLANS, type PlanName } from '../domain/plans.js'
@@ -44,14 +43,6 @@ export type Admission =
 
 const NO_KEY_LIMITS: KeyLimits = { rate_limit_rpm: Infinity, daily_quota: Infinity, max_concurrent_jobs: null, enforcement_mode: 'block', ip_allowlist: [] }
 
-const rejected = (breaches: readonly LimitBreach[], now: number) => {
-  const first = breaches[0]!
-  return new AdmissionRejected({
-    code: first.code, message: first.message, limit: first.limit, remaining: first.remaining, resetAt: first.resetAt,
-    retryAfterSeconds: retryAfterSeconds(first, now), breaches: breaches.map(({ code, message }) => ({ code, message })),
-  })
-}
-
 /** Log position of an existing job's JobRequested, or null when there is no such job. */
 const requestedPosition = (jobId: string) =>
   Effect.map(Effect.flatMap(EventStore, (store) => store.readStream(STREAMS.job.stream(jobId))), positionOfRequest)
@@ -61,12 +52,9 @@ const positionOfRequest = (history: readonly RecordedEvent[]) => history[0]?.pos
 const replayedAt = (jobId: string, position: number | null): Admission | null =>
   position === null ? null : { _tag: 'Replayed', job_id: jobId, position }
 
-/** The limits the job breaches with `used`; fails (throws) when one blocks it. */
-const breachesOf = (input: SubmitAdmittedJob, used: UsageSnapshot, weight: number) => {
-  const now = input.now.getTime()
-  const breaches = jobAdmissionBreaches(PLANS[input.plan], input.key?.limits ?? NO_KEY_LIMITS, used, weight, input.spec.job_type, now)
-  return { breaches, rejection: breaches.length > 0 && input.enforcement === 'block' ? rejected(breaches, now) : null }
-}
+/** The domain's admission decision for the job with `used`: the limits it breaches, and its rejection when one blocks it. */
+const breachesOf = (input: SubmitAdmittedJob, used: UsageSnapshot, weight: number) =>
+  decideAdmission(PLANS[input.plan], input.key?.limits ?? NO_KEY_LIMITS, used, weight, input.spec.job_type, input.enforcement, input.now.getTime())
 
 const jobInput = (input: SubmitAdmittedJob, keyId: string | null): SubmitJob => ({
   ...(input.job_id !== undefined ? { job_id: input.job_id } : {}), ...(input.natural_key !== undefined ? { natural_key: input.natural_key } : {}),

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { Effect } from 'effect'
-import { fieldError, NotFound, ValidationFailed, type FieldError } from '../domain/errors.js'
+import { NotFound } from '../domain/errors.js'
 import { monitorDecider, type MonitorCommand, type MonitorFields, type MonitorState } from '../domain/monitor/decider.js'
 import type { MonitorEvent, PauseReason } from '../domain/monitor/events.js'
-import { planProblems } from '../domain/monitor/plan-rules.js'
+import type { ActiveMonitors } from '../domain/monitor/plan-rules.js'
 import { monitorQuotaDecider, type MonitorQuotaCommand, type MonitorQuotaEvent } from '../domain/monitor/quota.js'
 import type { Plan } from '../domain/plans.js'
 import { STREAMS } from '../domain/streams.js'
@@ -31,12 +31,6 @@ export const runMonitorCommand = (command: MonitorCommand, orgId: string, ctx: O
 const runQuotaCommand = (command: MonitorQuotaCommand, metadata: EventMetadata) =>
   handle(monitorQuotaDecider, STREAMS['monitor-quota'].stream(command.org_id), command, { org_id: command.org_id, metadata })
 
-const checkPlan = (fields: Parameters<typeof planProblems>[0], plan: Plan, now: Date) =>
-  Effect.suspend(() => {
-    const problems = planProblems(fields, plan, now)
-    return problems.length > 0 ? Effect.fail(new ValidationFailed({ errors: problems })) : Effect.void
-  })
-
 export interface MonitorRequestContext {
   readonly org_id: string
   readonly plan: Plan
@@ -44,27 +38,25 @@ export interface MonitorRequestContext {
   readonly metadata: EventMetadata
 }
 
-/** Checks the plan, claims a place under the plan's limits, then records the monitor. */
+/** Claims a place under the plan's rules and limits (the quota decider's), then records the monitor. */
 export const createMonitor = (fields: MonitorFields, ctx: MonitorRequestContext) =>
   Effect.gen(function* () {
-    yield* checkPlan(fields, ctx.plan, ctx.now)
     const monitorId = `mon_${randomUUID().replaceAll('-', '')}`
     const now = ctx.now.toISOString()
-    yield* runQuotaCommand({ _tag: 'ClaimPlace', org_id: ctx.org_id, monitor_id: monitorId, detection: fields.detection.enabled, plan: ctx.plan, now }, ctx.metadata)
+    yield* runQuotaCommand({ _tag: 'ClaimPlace', org_id: ctx.org_id, monitor_id: monitorId, monitor: fields, plan: ctx.plan, now }, ctx.metadata)
     const handled = yield* runMonitorCommand({ _tag: 'CreateMonitor', monitor_id: monitorId, org_id: ctx.org_id, fields, now }, ctx.org_id, { metadata: ctx.metadata })
     return { monitor_id: monitorId, position: handled.position }
   })
 
-/** Applies validated changes; the result must still fit the plan, and turning detection on claims a detection place. */
+/**
+ * Applies validated changes: the quota decider first checks that the result still fits the plan (and claims a
+ * detection place when detection turns on; otherwise it records nothing).
+ */
 export const updateMonitor = (monitorId: string, changes: Partial<MonitorFields>, ctx: MonitorRequestContext) =>
   Effect.gen(function* () {
     const current = yield* loadOwnMonitor(ctx.org_id, monitorId)
-    const next = { ...current, ...changes }
-    yield* checkPlan(next, ctx.plan, ctx.now)
     const now = ctx.now.toISOString()
-    if (next.detection.enabled !== current.detection.enabled) {
-      yield* runQuotaCommand({ _tag: 'ClaimPlace', org_id: ctx.org_id, monitor_id: monitorId, detection: next.detection.enabled, plan: ctx.plan, now }, ctx.metadata)
-    }
+    yield* runQuotaCommand({ _tag: 'ClaimPlace', org_id: ctx.org_id, monitor_id: monitorId, monitor: { ...current, ...changes }, plan: ctx.plan, now }, ctx.metadata)
     return yield* runMonitorCommand({ _tag: 'UpdateMonitor', monitor_id: monitorId, changes, now }, ctx.org_id, { metadata: ctx.metadata })
   })
 
@@ -104,35 +96,22 @@ const monitorsOfOrg = (orgId: string) =>
     return states.filter((s): s is Live => s.status !== 'none' && s.status !== 'deleted' && s.org_id === orgId)
   })
 
-/** Why the plan has no room for one more active monitor (and one more with detection) besides `others`. */
-const countProblems = (monitor: Pick<Live, 'detection'>, others: readonly Pick<Live, 'detection'>[], plan: Plan): FieldError[] => {
-  const monitors = plan.monitoring?.maxMonitors ?? 0
-  if (others.length >= monitors) return [fieldError('plan', 'monitor_limit_reached', `the ${plan.name} plan allows ${monitors} active monitors`)]
-  const detection = plan.changeDetection?.maxMonitors ?? 0
-  if (monitor.detection.enabled && others.filter((m) => m.detection.enabled).length >= detection) {
-    return [fieldError('detection.enabled', 'detection_limit_reached', `the ${plan.name} plan allows change detection on ${detection} active monitors`)]
-  }
-  return []
-}
+const countOf = (monitors: readonly Live[]): ActiveMonitors =>
+  ({ active: monitors.length, detecting: monitors.filter((m) => m.detection.enabled).length })
 
-/** A monitor resumes only when it fits the current plan (after an upgrade or an edit), counting the other active ones. */
+/** A paused monitor resumes only when it fits the current plan beside the other active ones (the monitor decider's rule). */
 export const resumeMonitor = (monitorId: string, ctx: MonitorRequestContext) =>
   Effect.gen(function* () {
-    const current = yield* loadOwnMonitor(ctx.org_id, monitorId)
-    if (current.status === 'paused') {
-      yield* checkPlan(current, ctx.plan, ctx.now)
-      const others = (yield* monitorsOfOrg(ctx.org_id)).filter((m) => m.status === 'active' && m.monitor_id !== monitorId)
-      const problems = countProblems(current, others, ctx.plan)
-      if (problems.length > 0) return yield* Effect.fail(new ValidationFailed({ errors: problems }))
-    }
-    return yield* runMonitorCommand({ _tag: 'ResumeMonitor', monitor_id: monitorId, now: ctx.now.toISOString() }, ctx.org_id, { metadata: ctx.metadata })
+    yield* loadOwnMonitor(ctx.org_id, monitorId)
+    const others = (yield* monitorsOfOrg(ctx.org_id)).filter((m) => m.status === 'active' && m.monitor_id !== monitorId)
+    return yield* runMonitorCommand({ _tag: 'ResumeMonitor', monitor_id: monitorId, plan: ctx.plan, others: countOf(others), now: ctx.now.toISOString() }, ctx.org_id, { metadata: ctx.metadata })
   })
 
 /**
- * After a plan change (SPEC 3.4): pauses, with reason `plan`, each active monitor of the organization that no longer
- * fits the plan (monitoring, engine, detection, minimum interval), then the newest beyond the plan's count of monitors
- * and of monitors with detection: the oldest keep running. Idempotent: paused monitors are left as they are, so a
- * second pass over the same plan pauses nothing. Answers the ids it paused.
+ * After a plan change (SPEC 3.4): each active monitor of the organization, oldest first, is fitted to the plan beside
+ * the ones kept so far; the monitor decider pauses (reason `plan`) one that no longer fits (monitoring, engine,
+ * detection, minimum interval, then the counts), so the oldest keep running. Idempotent: paused monitors are left as
+ * they are, so a second pass over the same plan pauses nothing. Answers the ids it paused.
  */
 export const pauseMonitorsOverPlan = (ctx: MonitorRequestContext) =>
   Effect.gen(function* () {
@@ -141,17 +120,9 @@ export const pauseMonitorsOverPlan = (ctx: MonitorRequestContext) =>
     const paused: string[] = []
     const now = ctx.now.toISOString()
     for (const monitor of active) {
-      const problems = planProblems(monitor, ctx.plan, ctx.now)
-      if (problems.length === 0) problems.push(...countProblems(monitor, kept, ctx.plan))
-      if (problems.length === 0) {
-        kept.push(monitor)
-        continue
-      }
-      yield* runMonitorCommand(
-        { _tag: 'PauseMonitor', monitor_id: monitor.monitor_id, reason: 'plan', detail: problems.map((p) => p.message).join('; '), now },
-        ctx.org_id, { metadata: ctx.metadata },
-      )
-      paused.push(monitor.monitor_id)
+      const fitted = yield* runMonitorCommand({ _tag: 'FitPlan', monitor_id: monitor.monitor_id, plan: ctx.plan, kept: countOf(kept), now }, ctx.org_id, { metadata: ctx.metadata })
+      if (fitted.events.length === 0) kept.push(monitor)
+      else paused.push(monitor.monitor_id)
     }
     return paused
   })

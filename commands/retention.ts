@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto'
 import { Effect } from 'effect'
 import { holdDecider } from '../domain/retention/hold.js'
 import type { HoldScope } from '../domain/retention/events.js'
-import { retentionDecider } from '../domain/retention/policy.js'
+import { defaultPolicy, retentionDecider } from '../domain/retention/policy.js'
 import type { PlanName } from '../domain/plans.js'
 import { STREAMS } from '../domain/streams.js'
 import { Clock } from '../ports/clock.js'
-import type { EventMetadata } from '../ports/event-store.js'
-import { handle } from './handle.js'
+import { EventStore, type EventMetadata } from '../ports/event-store.js'
+import { foldHistory, handle } from './handle.js'
 
 export interface SetRetentionPolicyInput {
   readonly org_id: string
@@ -26,18 +26,28 @@ export const setRetentionPolicy = (input: SetRetentionPolicyInput) =>
 
 export interface PlaceHoldInput {
   readonly org_id: string
+  readonly plan: PlanName
   readonly scope_type: HoldScope
   readonly scope_ref: string
+  /** Whether the job or artifact `scope_ref` names is the organization's, as its read model knows it. */
+  readonly scope_found: boolean
   readonly justification: string
   readonly metadata: EventMetadata
 }
+
+/** The organization's retention policy as its own stream records it (the plan's defaults before any change). */
+const retentionPolicyOf = (orgId: string, plan: PlanName) =>
+  Effect.map(Effect.flatMap(EventStore, (store) => store.readStream(STREAMS.retention.stream(orgId))),
+    (history) => foldHistory(retentionDecider, history) ?? defaultPolicy(plan))
 
 export const placeHold = (input: PlaceHoldInput) =>
   Effect.gen(function* () {
     const holdId = randomUUID()
     const now = (yield* Clock).now().toISOString()
     const { metadata, ...fields } = input
-    const handled = yield* handle(holdDecider, STREAMS.hold.stream(holdId), { _tag: 'PlaceHold', hold_id: holdId, ...fields, now }, { org_id: input.org_id, metadata })
+    const policy = yield* retentionPolicyOf(input.org_id, input.plan)
+    const command = { _tag: 'PlaceHold' as const, hold_id: holdId, ...fields, holds_enabled: policy.legal_hold_enabled, now }
+    const handled = yield* handle(holdDecider, STREAMS.hold.stream(holdId), command, { org_id: input.org_id, metadata })
     return { hold_id: holdId, position: handled.position }
   })
 

@@ -1,3 +1,4 @@
+import { AdmissionRejected } from './errors.js'
 import type { KeyLimits } from './org/events.js'
 import type { Plan } from './plans.js'
 
@@ -53,6 +54,33 @@ export const jobAdmissionBreaches = (plan: Plan, key: KeyLimits, usage: UsageSna
 
 /** Seconds a client should wait before retrying after `breach` (at least 1). */
 export const retryAfterSeconds = (breach: LimitBreach, now: number) => Math.max(1, Math.ceil((breach.resetAt - now) / 1000))
+
+/** What admission decides for a job: the limits it breaches, and the rejection when one blocks it. */
+export interface AdmissionDecision {
+  readonly breaches: readonly LimitBreach[]
+  /** Set when a limit is breached in `block` mode: nothing may be created. */
+  readonly rejection: AdmissionRejected | null
+}
+
+/**
+ * The admission decision of one job submission (SPEC 8): the plan's rules (engines in the plan, concurrency, monthly
+ * credits) and the key's (daily quota, concurrency) against `usage`; in `block` mode any breach rejects it, with the
+ * first breach's code and rate-limit headers; in `observe` mode it passes and reports them.
+ */
+export const decideAdmission = (
+  plan: Plan, key: KeyLimits, usage: UsageSnapshot, weight: number, jobType: string, enforcement: 'block' | 'observe', now: number,
+): AdmissionDecision => {
+  const breaches = jobAdmissionBreaches(plan, key, usage, weight, jobType, now)
+  const first = breaches[0]
+  if (first === undefined || enforcement !== 'block') return { breaches, rejection: null }
+  return {
+    breaches,
+    rejection: new AdmissionRejected({
+      code: first.code, message: first.message, limit: first.limit, remaining: first.remaining, resetAt: first.resetAt,
+      retryAfterSeconds: retryAfterSeconds(first, now), breaches: breaches.map(({ code, message }) => ({ code, message })),
+    }),
+  }
+}
 
 /** Requests per minute apply to every v1 call of a key, not only job submissions. */
 export const rateBreach = (key: KeyLimits, requestsThisMinute: number, now: number): LimitBreach | null =>

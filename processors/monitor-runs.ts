@@ -25,12 +25,9 @@ export interface MonitorRunsOptions {
   readonly log: (message: string, detail?: unknown) => void
 }
 
-/** Plan codes that mean the engine is not in the plan; every other admission refusal is a quota (credits, jobs). */
-const NOT_ALLOWED = new Set(['plan_limit_job_type_not_allowed'])
-
 /**
  * The monitor-run processor: mints the job of each fired run through the same admission as POST /v1/jobs (key null:
- * only the plan's limits), records the run skipped (free) when admission refuses it, and completes the run from its
+ * only the plan's limits), records the run skipped (free, the monitor decider choosing how) when admission refuses it, and completes the run from its
  * job's terminal event. Idempotent: the job id derives from the run (its natural key), and the monitor decider
  * ignores a mint, skip or completion it already recorded.
  */
@@ -62,8 +59,7 @@ export const makeMonitorRunsProcessor = (options: MonitorRunsOptions, run: Run<E
     const base = { monitor_id: monitorId, run_id: runId, now: at }
     if (admitted._tag === 'minted') return yield* command(state.org_id, envelope, { _tag: 'RecordMint', ...base, job_id: admitted.job_id })
     if (admitted._tag === 'rejected') {
-      const status = NOT_ALLOWED.has(admitted.code) ? 'skipped_not_allowed' as const : 'skipped_quota' as const
-      return yield* command(state.org_id, envelope, { _tag: 'SkipRun', ...base, status, detail: `${admitted.code}: ${admitted.message}` })
+      return yield* command(state.org_id, envelope, { _tag: 'SkipRun', ...base, refusal: { code: admitted.code, message: admitted.message } })
     }
     return yield* command(state.org_id, envelope, { _tag: 'CompleteRun', ...base, job_id: null, status: 'error', detail: admitted.detail })
   })

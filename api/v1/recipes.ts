@@ -1,12 +1,10 @@
-import { Effect, Either } from 'effect'
+import { Either } from 'effect'
 import type { FastifyInstance } from 'fastify'
-import { currentTime } from '../../commands/clock.js'
-import { submitAdmittedJob } from '../../commands/admit-job.js'
-import { StateConflict, Unavailable } from '../../domain/errors.js'
+import { runRecipe } from '../../commands/recipe-runs.js'
+import { StateConflict } from '../../domain/errors.js'
 import { PLANS, type PlanName } from '../../domain/plans.js'
 import { newestContract } from '../../domain/recipe/contracts.js'
-import { recipeJobSpec } from '../../domain/recipe/job-spec.js'
-import { checkRunRequest, parseRunRequest, planRunsRecipe } from '../../domain/recipe/run-request.js'
+import { parseRunRequest, planRunsRecipe } from '../../domain/recipe/run-request.js'
 import type { Contract, Recipe } from '../../domain/recipe/types.js'
 import { NotFound } from '../../domain/errors.js'
 import { JOBS, recipeBlockOf } from '../../projections/jobs.js'
@@ -132,22 +130,13 @@ export const recipeRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
   }, async (request, reply) => {
     const principal = principalOf(request)
     const { slug } = request.params as { slug: string }
-    const plan = PLANS[principal.plan as PlanName]
-    const now = await ctx.run(currentTime)
     const parsed = parseRunRequest(request.body)
     if (Either.isLeft(parsed)) throw parsed.left
-    const checked = checkRunRequest(catalogue, slug, parsed.right, plan, now)
-    if (Either.isLeft(checked)) throw checked.left
-    const { recipe, contract, block } = checked.right
-    const spec = recipeJobSpec(recipe, block, contract.engine, parsed.right.idempotency_token, overrides, { allowlist: ctx.settings.ssrfAllowlist, isTimeZone })
-    if (Either.isLeft(spec)) throw spec.left
-    const admission = await ctx.run(submitAdmittedJob({
-      org_id: principal.org_id, plan: principal.plan as PlanName,
-      key: { key_id: principal.key_id, limits: principal.limits }, enforcement: principal.limits.enforcement_mode,
-      spec: spec.right, origin: { _tag: 'recipe_run', slug, contract: block.contract, impl: block.impl },
-      allowlist: ctx.settings.ssrfAllowlist, now, metadata: requestMetadata(request, `api_key:${principal.key_id}`),
-    }).pipe(Effect.catchTag('ValidationFailed', (e) =>
-      Effect.fail(new Unavailable({ code: 'recipe_unavailable', message: `recipe ${slug} cannot reach its site now: ${e.errors[0]?.message ?? 'refused'}` })))))
+    const { admission, block } = await ctx.run(runRecipe({
+      org_id: principal.org_id, plan: principal.plan as PlanName, key: { key_id: principal.key_id, limits: principal.limits },
+      slug, request: parsed.right, catalogue, overrides, allowlist: ctx.settings.ssrfAllowlist, isTimeZone,
+      metadata: requestMetadata(request, `api_key:${principal.key_id}`),
+    }))
     const current = await ctx.run(waitForPosition(JOBS, admission.job_id, admission.position))
     if (admission._tag === 'Created') {
       observe(request, reply, principal, admission.observed)

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Either } from 'effect'
 import { placeHold, releaseHold, setRetentionPolicy } from '../../commands/retention.js'
-import { fieldError, Forbidden, StateConflict, ValidationFailed } from '../../domain/errors.js'
 import { PLANS, type PlanName } from '../../domain/plans.js'
 import { JUSTIFICATION_MAX_LENGTH, SCOPE_REF_MAX_LENGTH, validateHoldRequest, validateReleaseRequest } from '../../domain/retention/hold.js'
 import { validatePolicyRequest } from '../../domain/retention/policy.js'
@@ -97,19 +96,13 @@ export const retentionRoutes = async (app: FastifyInstance, ctx: RouteContext) =
   }, async (request, reply) => {
     const principal = principalOf(request)
     const wanted = unwrap(validateHoldRequest(request.body))
-    const plan = principal.plan as PlanName
-    if (!PLANS[plan].legalHolds) throw new Forbidden({ code: 'legal_holds_not_in_plan', message: `legal holds are available on Pro plans and above, not on ${plan}` })
-    if (!(await ctx.run(effectivePolicy(principal.org_id, plan))).legal_hold_enabled) {
-      throw new StateConflict({ code: 'legal_holds_disabled', message: 'legal holds are turned off: set legal_hold_enabled in the retention policy first' })
-    }
-    const badRef = (message: string) => new ValidationFailed({ errors: [fieldError('scope_ref', 'invalid_scope_ref', message)] })
-    const ref = wanted.scope_ref
-    if (wanted.scope_type === 'org' && ref !== undefined && ref !== principal.org_id) throw badRef('an org hold covers the calling organization: leave scope_ref out or give its id')
-    if (wanted.scope_type === 'job' && !(await ctx.run(lifecycleJob(principal.org_id, ref!)))) throw badRef(`no job ${ref} in this organization`)
-    if (wanted.scope_type === 'artifact' && !(await ctx.run(jobOfArtifact(principal.org_id, ref!)))) throw badRef(`no artifact ${ref} in this organization`)
+    const ref = wanted.scope_ref ?? principal.org_id
+    // Facts of the read model the decider needs: whether the job or artifact held is this organization's.
+    const found = wanted.scope_type === 'job' ? !!(await ctx.run(lifecycleJob(principal.org_id, ref)))
+      : wanted.scope_type === 'artifact' ? !!(await ctx.run(jobOfArtifact(principal.org_id, ref))) : true
     const placed = await ctx.run(placeHold({
-      org_id: principal.org_id, scope_type: wanted.scope_type, scope_ref: ref ?? principal.org_id, justification: wanted.justification,
-      metadata: requestMetadata(request, `api_key:${principal.key_id}`),
+      org_id: principal.org_id, plan: principal.plan as PlanName, scope_type: wanted.scope_type, scope_ref: ref, scope_found: found,
+      justification: wanted.justification, metadata: requestMetadata(request, `api_key:${principal.key_id}`),
     }))
     // The hold is in force once the purger can see it: answered only then.
     await ctx.run(waitForPosition(LEGAL_HOLDS, placed.hold_id, placed.position))

@@ -1,8 +1,10 @@
 import { Either } from 'effect'
 import type { Decider } from '../decider.js'
-import { NotFound, StateConflict } from '../errors.js'
+import { NotFound, StateConflict, ValidationFailed } from '../errors.js'
 import type { JobSpec } from '../job/spec.js'
+import type { Plan } from '../plans.js'
 import type { DetectionConfig } from './detection-config.js'
+import { countProblems, planProblems, type ActiveMonitors } from './plan-rules.js'
 import {
   MonitorCreated, MonitorDeleted, MonitorFireOverlapped, MonitorPaused, MonitorResumed, MonitorRunCompleted, MonitorRunDequeued,
   MonitorRunFired, MonitorRunMinted, MonitorRunSkipped, MonitorUpdated,
@@ -45,15 +47,31 @@ export type MonitorCommand =
   | { readonly _tag: 'CreateMonitor'; readonly monitor_id: string; readonly org_id: string; readonly fields: MonitorFields; readonly now: string }
   | { readonly _tag: 'UpdateMonitor'; readonly monitor_id: string; readonly changes: Partial<MonitorFields>; readonly now: string }
   | { readonly _tag: 'PauseMonitor'; readonly monitor_id: string; readonly reason: PauseReason; readonly detail: string; readonly now: string }
-  | { readonly _tag: 'ResumeMonitor'; readonly monitor_id: string; readonly now: string }
+  /** Resumes a paused monitor only when it fits `plan` beside the organization's `others` active monitors. */
+  | { readonly _tag: 'ResumeMonitor'; readonly monitor_id: string; readonly plan: Plan; readonly others: ActiveMonitors; readonly now: string }
+  /** After a plan change: pauses (reason `plan`) an active monitor that no longer fits `plan` beside the `kept` ones. */
+  | { readonly _tag: 'FitPlan'; readonly monitor_id: string; readonly plan: Plan; readonly kept: ActiveMonitors; readonly now: string }
   | { readonly _tag: 'DeleteMonitor'; readonly monitor_id: string; readonly now: string }
   /** A scheduled instant (with the earlier ones it coalesces) or a manual run; `run_id` names the run it would start. */
   | { readonly _tag: 'FireRun'; readonly monitor_id: string; readonly run_id: string; readonly trigger: 'schedule' | 'manual'; readonly scheduled_for: string; readonly missed: number; readonly now: string }
   | { readonly _tag: 'RecordMint'; readonly monitor_id: string; readonly run_id: string; readonly job_id: string; readonly now: string }
-  | { readonly _tag: 'SkipRun'; readonly monitor_id: string; readonly run_id: string; readonly status: 'skipped_quota' | 'skipped_not_allowed'; readonly detail: string; readonly now: string }
+  /** The run's job was refused at admission (`refusal`: the AdmissionRejected's code and message): the run is skipped, free. */
+  | { readonly _tag: 'SkipRun'; readonly monitor_id: string; readonly run_id: string; readonly refusal: { readonly code: string; readonly message: string }; readonly now: string }
   | { readonly _tag: 'CompleteRun'; readonly monitor_id: string; readonly run_id: string; readonly job_id: string | null; readonly status: CompletionStatus; readonly detail: string; readonly now: string }
 
-export type MonitorError = NotFound | StateConflict
+export type MonitorError = NotFound | StateConflict | ValidationFailed
+
+/** Admission codes that mean the run's engine is not in the plan; every other refusal is a quota (credits, jobs). SPEC 8. */
+const NOT_ALLOWED = new Set(['plan_limit_job_type_not_allowed'])
+
+/** How a run refused at admission is recorded: skipped, at no cost, as not allowed by the plan or over a quota. */
+export const skipStatusOf = (code: string) => (NOT_ALLOWED.has(code) ? 'skipped_not_allowed' as const : 'skipped_quota' as const)
+
+/** The plan rules a monitor breaks beside `others` active monitors: its own first (SPEC 8), then the counts. */
+const misfits = (state: Live, plan: Plan, others: ActiveMonitors, now: string) => {
+  const own = planProblems(state, plan, new Date(now))
+  return own.length > 0 ? own : countProblems(state.detection.enabled, others, plan)
+}
 
 const without = <V>(record: Readonly<Record<string, V>>, key: string): Record<string, V> => {
   const { [key]: _removed, ...rest } = record
@@ -139,8 +157,18 @@ const decideLive = (command: MonitorCommand, state: Live): Either.Either<readonl
     }
     case 'PauseMonitor':
       return state.status === 'paused' ? nothing : ok(new MonitorPaused({ monitor_id: id, org_id: state.org_id, reason: command.reason, detail: command.detail, paused_at: command.now }))
-    case 'ResumeMonitor':
-      return state.status === 'active' ? nothing : ok(new MonitorResumed({ monitor_id: id, resumed_at: command.now }))
+    case 'ResumeMonitor': {
+      if (state.status === 'active') return nothing
+      const problems = misfits(state, command.plan, command.others, command.now)
+      if (problems.length > 0) return Either.left(new ValidationFailed({ errors: problems }))
+      return ok(new MonitorResumed({ monitor_id: id, resumed_at: command.now }))
+    }
+    case 'FitPlan': {
+      if (state.status !== 'active') return nothing
+      const problems = misfits(state, command.plan, command.kept, command.now)
+      if (problems.length === 0) return nothing
+      return ok(new MonitorPaused({ monitor_id: id, org_id: state.org_id, reason: 'plan', detail: problems.map((p) => p.message).join('; '), paused_at: command.now }))
+    }
     case 'DeleteMonitor':
       return ok(new MonitorDeleted({ monitor_id: id, deleted_at: command.now }))
     case 'FireRun':
@@ -153,7 +181,10 @@ const decideLive = (command: MonitorCommand, state: Live): Either.Either<readonl
       const run = state.in_flight[command.run_id]
       if (!run || run.job_id !== null) return nothing
       return ok(
-        new MonitorRunSkipped({ monitor_id: id, org_id: state.org_id, run_id: command.run_id, status: command.status, detail: command.detail, skipped_at: command.now }),
+        new MonitorRunSkipped({
+          monitor_id: id, org_id: state.org_id, run_id: command.run_id, status: skipStatusOf(command.refusal.code),
+          detail: `${command.refusal.code}: ${command.refusal.message}`, skipped_at: command.now,
+        }),
         ...dequeue(state, command.run_id, command.now),
       )
     }

@@ -30,6 +30,23 @@ export const planProblems = (fields: Pick<MonitorFields, 'cron' | 'timezone' | '
   return problems
 }
 
+/** How many other monitors of the organization are active, and how many of those use change detection. */
+export interface ActiveMonitors {
+  readonly active: number
+  readonly detecting: number
+}
+
+/** Why the plan has no room for one more active monitor (with detection when `detection`) besides `others`. */
+export const countProblems = (detection: boolean, others: ActiveMonitors, plan: Plan): FieldError[] => {
+  const monitors = plan.monitoring?.maxMonitors ?? 0
+  if (others.active >= monitors) return [fieldError('plan', 'monitor_limit_reached', `the ${plan.name} plan allows ${monitors} active monitors`)]
+  const detecting = plan.changeDetection?.maxMonitors ?? 0
+  if (detection && others.detecting >= detecting) {
+    return [fieldError('detection.enabled', 'detection_limit_reached', `the ${plan.name} plan allows change detection on ${detecting} active monitors`)]
+  }
+  return []
+}
+
 /**
  * The oldest instant of a monitor's history the plan shows (SPEC 8 `history_days`): changes detected and runs fired
  * before it are no longer listed nor readable. A plan without change detection keeps no history.

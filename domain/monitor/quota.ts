@@ -2,6 +2,8 @@ import { Either, Schema } from 'effect'
 import type { Decider } from '../decider.js'
 import { fieldError, ValidationFailed } from '../errors.js'
 import type { Plan } from '../plans.js'
+import type { MonitorFields } from './decider.js'
+import { planProblems } from './plan-rules.js'
 
 /**
  * The monitors an organization holds (not deleted), in one stream `monitor-quota-<org>`: creating a monitor first
@@ -28,8 +30,14 @@ export type MonitorQuotaEvent = typeof MonitorQuotaEvent.Type
 export type MonitorQuotaState = ReadonlyMap<string, boolean>
 
 export type MonitorQuotaCommand =
-  /** Claims (or, for a monitor already holding a place, updates) a place under the plan's limits. */
-  | { readonly _tag: 'ClaimPlace'; readonly org_id: string; readonly monitor_id: string; readonly detection: boolean; readonly plan: Plan; readonly now: string }
+  /**
+   * Claims (or, for a monitor already holding a place, updates) a place for a monitor as created or updated: it must
+   * meet the plan's rules (planProblems) and, when it takes a new place or starts using detection, its counts.
+   */
+  | {
+    readonly _tag: 'ClaimPlace'; readonly org_id: string; readonly monitor_id: string
+    readonly monitor: Pick<MonitorFields, 'cron' | 'timezone' | 'job' | 'detection'>; readonly plan: Plan; readonly now: string
+  }
   | { readonly _tag: 'ReleasePlace'; readonly org_id: string; readonly monitor_id: string; readonly now: string }
 
 const countOf = (state: MonitorQuotaState, except: string, detectionOnly: boolean) =>
@@ -47,14 +55,17 @@ export const monitorQuotaDecider: Decider<MonitorQuotaCommand, MonitorQuotaEvent
     if (command._tag === 'ReleasePlace') {
       return Either.right(state.has(command.monitor_id) ? [new MonitorPlaceReleased({ org_id: command.org_id, monitor_id: command.monitor_id, at: command.now })] : [])
     }
-    if (state.get(command.monitor_id) === command.detection) return Either.right([])
+    const problems = planProblems(command.monitor, command.plan, new Date(command.now))
+    if (problems.length > 0) return Either.left(new ValidationFailed({ errors: problems }))
+    const detection = command.monitor.detection.enabled
+    if (state.get(command.monitor_id) === detection) return Either.right([])
     const { monitoring, changeDetection } = command.plan
     if (monitoring !== null && countOf(state, command.monitor_id, false) >= monitoring.maxMonitors) {
       return Either.left(new ValidationFailed({ errors: [fieldError('plan', 'monitor_limit_reached', `the ${command.plan.name} plan allows ${monitoring.maxMonitors} monitors`)] }))
     }
-    if (command.detection && changeDetection !== null && countOf(state, command.monitor_id, true) >= changeDetection.maxMonitors) {
+    if (detection && changeDetection !== null && countOf(state, command.monitor_id, true) >= changeDetection.maxMonitors) {
       return Either.left(new ValidationFailed({ errors: [fieldError('detection.enabled', 'detection_limit_reached', `the ${command.plan.name} plan allows change detection on ${changeDetection.maxMonitors} monitors`)] }))
     }
-    return Either.right([new MonitorPlaceClaimed({ org_id: command.org_id, monitor_id: command.monitor_id, detection: command.detection, at: command.now })])
+    return Either.right([new MonitorPlaceClaimed({ org_id: command.org_id, monitor_id: command.monitor_id, detection, at: command.now })])
   },
 }

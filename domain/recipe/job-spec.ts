@@ -7,7 +7,8 @@ import { Either } from 'effect'
 
 /**
  * The job of a recipe run: the contract's engine with its defaults, the recipe's first origin (after
- * RECIPE_ORIGIN_OVERRIDES) as target, tagged `recipe:<slug>`, with the recipe block. A first origin the SSRF policy
+ * RECIPE_ORIGIN_OVERRIDES) as target, with the recipe block. No tags: tags are the customer's, and the job's origin
+ * (`recipe_run`, set by the command that submits it) already records the recipe. A first origin the SSRF policy
  * refuses means the site cannot be reached from this deployment now: 503 recipe_unavailable.
  */
 export const recipeJobSpec = (
@@ -15,7 +16,7 @@ export const recipeJobSpec = (
   overrides: OriginOverrides, ctx: JobSpecContext,
 ): Either.Either<JobSpec, Unavailable> => {
   const checked = validateJobSpec({
-    job_type: engine, target_url: overriddenUrl(`${recipe.hosts[0]}/`, overrides), tags: [`recipe:${recipe.slug}`],
+    job_type: engine, target_url: overriddenUrl(`${recipe.hosts[0]}/`, overrides),
     ...(idempotencyToken !== undefined ? { idempotency_token: idempotencyToken } : {}),
   }, ctx)
   if (!checked.ok) {

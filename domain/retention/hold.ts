@@ -1,6 +1,7 @@
 import { Either } from 'effect'
 import type { Decider } from '../decider.js'
-import { fieldError, MissingFields, NotFound, StateConflict, ValidationFailed, type FieldError } from '../errors.js'
+import { fieldError, Forbidden, MissingFields, NotFound, StateConflict, ValidationFailed, type FieldError } from '../errors.js'
+import { PLANS, type PlanName } from '../plans.js'
 import { isPlainObject, unknownFields } from '../validation.js'
 import { HOLD_SCOPES, LegalHoldPlaced, LegalHoldReleased, type HoldEvent, type HoldScope } from './events.js'
 
@@ -12,12 +13,32 @@ export type HoldCommand =
   | {
     readonly _tag: 'PlaceHold'; readonly hold_id: string; readonly org_id: string; readonly scope_type: HoldScope
     readonly scope_ref: string; readonly justification: string; readonly now: string
+    /** The organization's plan and whether its retention policy has legal holds turned on. */
+    readonly plan: PlanName; readonly holds_enabled: boolean
+    /** Whether the job or artifact `scope_ref` names is the organization's (a read-model fact; unused for `org`). */
+    readonly scope_found: boolean
   }
   | { readonly _tag: 'ReleaseHold'; readonly hold_id: string; readonly org_id: string; readonly justification: string; readonly now: string }
 
-export type HoldError = NotFound | StateConflict
+export type HoldError = NotFound | StateConflict | Forbidden | ValidationFailed
 
-/** One legal hold (`hold-<id>`): placed once, released once. Several holds on one scope are separate streams. */
+const badRef = (message: string) => new ValidationFailed({ errors: [fieldError('scope_ref', 'invalid_scope_ref', message)] })
+
+/** Why a hold cannot be placed, in the order the API answers them (403 plan, 409 policy, 422 scope); null when it can. */
+const placementProblem = (command: Extract<HoldCommand, { _tag: 'PlaceHold' }>): HoldError | null => {
+  if (!PLANS[command.plan].legalHolds) return new Forbidden({ code: 'legal_holds_not_in_plan', message: `legal holds are available on Pro plans and above, not on ${command.plan}` })
+  if (!command.holds_enabled) return new StateConflict({ code: 'legal_holds_disabled', message: 'legal holds are turned off: set legal_hold_enabled in the retention policy first' })
+  if (command.scope_type === 'org') {
+    return command.scope_ref === command.org_id ? null : badRef('an org hold covers the calling organization: leave scope_ref out or give its id')
+  }
+  return command.scope_found ? null : badRef(`no ${command.scope_type} ${command.scope_ref} in this organization`)
+}
+
+/**
+ * One legal hold (`hold-<id>`): placed once, released once, only on plans with legal holds (Pro and above), while
+ * the retention policy allows them, on the organization itself or one of its jobs or artifacts. Several holds on one
+ * scope are separate streams.
+ */
 export const holdDecider: Decider<HoldCommand, HoldEvent, HoldState, HoldError> = {
   initialState: { status: 'none' },
   evolve: (state, event) => event._tag === 'LegalHoldPlaced'
@@ -26,8 +47,10 @@ export const holdDecider: Decider<HoldCommand, HoldEvent, HoldState, HoldError> 
   decide: (command, state) => {
     if (command._tag === 'PlaceHold') {
       if (state.status !== 'none') return Either.left(new StateConflict({ code: 'hold_exists', message: `hold ${command.hold_id} already exists` }))
-      const { _tag, now, ...fields } = command
-      return Either.right([new LegalHoldPlaced({ ...fields, placed_at: now })])
+      const problem = placementProblem(command)
+      if (problem) return Either.left(problem)
+      const { hold_id, org_id, scope_type, scope_ref, justification, now } = command
+      return Either.right([new LegalHoldPlaced({ hold_id, org_id, scope_type, scope_ref, justification, placed_at: now })])
     }
     // Another organization's hold is indistinguishable from a missing one.
     if (state.status === 'none' || state.org_id !== command.org_id) return Either.left(new NotFound({ resource: 'hold', id: command.hold_id }))

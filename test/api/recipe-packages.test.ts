@@ -9,12 +9,12 @@ import { startService } from '../helpers/service.js'
  * RECIPE_ORIGIN_OVERRIDES and the egress gateway. This shows the overrides per origin, the POST body of the OSV query
  * on the engine, and an optional step refused by its site leaving the run ok and billed.
  */
-const site = await startRecipeSite(['https://api.deps.dev', 'https://api.osv.dev', 'https://npm-website.invalid', 'https://python-index.invalid', 'https://api.github.com'])
+const site = await startRecipeSite(['https://api.deps.dev', 'https://api.osv.dev', 'https://npm-registry.invalid', 'https://python-index.invalid', 'https://api.github.com'])
 const svc = await startService({ allowlist: [`127.0.0.1:${site.port}`], env: { RECIPE_ORIGIN_OVERRIDES: site.overrides } })
 t.teardown(async () => { await svc.close(); await site.close() })
 
 const cases = [
-  ['js-package', 'ok'], ['js-package', 'ok_website_refused'], ['js-package', 'not_found'],
+  ['js-package', 'ok'], ['js-package', 'ok_registry_refused'], ['js-package', 'not_found'],
   ['py-package', 'ok'], ['py-package', 'ok_index_rate_limited'], ['py-package', 'blocked'],
   ['code-search-repos', 'ok'], ['code-search-repos', 'ok_empty'], ['code-search-repos', 'rate_limited_secondary'],
 ] as const
@@ -30,7 +30,7 @@ for (const [slug, name] of cases) {
     const result = await svc.waitForResult(org.key, answer.body.job_id)
     const { outcome } = fixture.expect
     const billed = ['ok', 'ok_empty', 'not_found'].includes(outcome)
-    t.same(result.body.recipe, { slug, contract: 1, impl: 1, outcome }, result.body.outcome_detail ?? '')
+    t.same(result.body.recipe, { slug, contract: slug === 'js-package' ? 2 : 1, impl: 1, outcome }, result.body.outcome_detail ?? '')
     t.equal(result.body.status, billed ? 'succeeded' : 'failed')
     t.equal(result.body.credits_charged, billed ? 1 : 0)
     if (fixture.expect.output !== undefined) t.strictSame(result.body.output, fixture.expect.output, 'output')

@@ -26,3 +26,24 @@ t.test('retention policy: plan bounds, versions, audit; bad input changes nothin
   t.match(audit.body.items[0], { actor: `api_key:${ent.key_id}`, detail: { retention_days: 100, policy_version: 2 } })
   t.equal((await svc.api('GET', '/v1/audit-log?from=yesterday', { key: ent.key })).body.error.code, 'invalid_from')
 })
+
+t.test('placing a hold: the plan (403), then the policy (409), then the scope (422); a refused hold creates nothing', async (t) => {
+  const free = await svc.createOrg('free')
+  const pro = await svc.createOrg('pro')
+  const other = await svc.createOrg('pro')
+  const place = (key: string, body: Record<string, unknown>) => svc.api('POST', '/v1/org/retention-holds', { key, body: { justification: 'litigation', ...body } })
+  const refused = async (answer: Awaited<ReturnType<typeof place>>, status: number, code: string) => {
+    t.equal(answer.status, status, `${code}: ${status}`)
+    t.equal(answer.body.error?.code, code)
+  }
+  await refused(await place(free.key, { scope_type: 'job', scope_ref: 'no-such-job' }), 403, 'legal_holds_not_in_plan')
+  await refused(await place(pro.key, { scope_type: 'job', scope_ref: 'no-such-job' }), 409, 'legal_holds_disabled')
+  t.equal((await svc.api('PUT', '/v1/org/retention-policy', { key: pro.key, body: { retention_days: 30, legal_hold_enabled: true } })).status, 200)
+  await refused(await place(pro.key, { scope_type: 'job', scope_ref: 'no-such-job' }), 422, 'invalid_scope_ref')
+  await refused(await place(pro.key, { scope_type: 'artifact', scope_ref: 'no-such-artifact' }), 422, 'invalid_scope_ref')
+  await refused(await place(pro.key, { scope_type: 'org', scope_ref: other.org_id }), 422, 'invalid_scope_ref')
+  t.equal((await svc.api('GET', '/v1/org/retention-holds', { key: pro.key })).body.total, 0, 'nothing was placed')
+  const held = await place(pro.key, { scope_type: 'org' })
+  t.equal(held.status, 201)
+  t.match(held.body, { scope_type: 'org', scope_ref: pro.org_id, status: 'active' })
+})

@@ -102,7 +102,7 @@ for (const [label, open] of Object.entries(STORES)) {
           const job = pick(live)
           const kind = random()
           const scope = kind < 0.1 ? { scope_type: 'org' as const, scope_ref: ORG } : kind < 0.6 ? { scope_type: 'job' as const, scope_ref: job.job_id } : { scope_type: 'artifact' as const, scope_ref: job.artifacts[0]!.artifact_id }
-          holds.push((await run(placeHold({ org_id: ORG, ...scope, justification: 'x', metadata: TEST_METADATA }))).hold_id)
+          holds.push((await run(placeHold({ org_id: ORG, plan: PLAN, ...scope, scope_found: true, justification: 'x', metadata: TEST_METADATA }))).hold_id)
           tally.holds++
         } else if (r < 0.5 && holds.length > 0) {
           const [id] = holds.splice(Math.floor(random() * holds.length), 1)

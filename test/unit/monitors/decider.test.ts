@@ -6,6 +6,7 @@ import {
   MonitorCreated, MonitorDeleted, MonitorFireOverlapped, MonitorPaused, MonitorResumed, MonitorRunCompleted, MonitorRunDequeued, MonitorRunFired,
   MonitorRunMinted, MonitorRunSkipped, MonitorUpdated, type MonitorEvent, type OverlapPolicy,
 } from '../../../domain/monitor/events.js'
+import { PLANS } from '../../../domain/plans.js'
 import { scenario } from '../../helpers/given-when-then.js'
 
 const ID = 'mon_1'
@@ -45,8 +46,8 @@ t.test('overlap policies', async (t) => {
   given([created('buffer_one'), fired(1)]).when(fire(2)).then([fired(2, true)], 'buffer_one: the next waits')
   given([created('buffer_one'), fired(1), fired(2, true)]).when(fire(3)).then([new MonitorFireOverlapped({ monitor_id: ID, scheduled_for: at(3), trigger: 'schedule', missed: 0, outcome: 'dropped', at: at(3) })], 'buffer_one: a second waiting one is dropped')
   given([created('buffer_one'), fired(1), fired(2, true)]).when(complete('r1', 'delivered', 4)).then([completed('r1', 'delivered', 4), new MonitorRunDequeued({ monitor_id: ID, run_id: 'r2', at: at(4) })], 'buffer_one: the waiting run starts when the running one ends')
-  given([created('buffer_one'), fired(1), fired(2, true)]).when({ _tag: 'SkipRun', monitor_id: ID, run_id: 'r1', status: 'skipped_quota', detail: 'credits', now: at(4) })
-    .then([new MonitorRunSkipped({ monitor_id: ID, org_id: ORG, run_id: 'r1', status: 'skipped_quota', detail: 'credits', skipped_at: at(4) }), new MonitorRunDequeued({ monitor_id: ID, run_id: 'r2', at: at(4) })], 'a skipped run also lets the waiting one start')
+  given([created('buffer_one'), fired(1), fired(2, true)]).when({ _tag: 'SkipRun', monitor_id: ID, run_id: 'r1', refusal: { code: 'plan_limit_monthly_credits', message: 'credits' }, now: at(4) })
+    .then([new MonitorRunSkipped({ monitor_id: ID, org_id: ORG, run_id: 'r1', status: 'skipped_quota', detail: 'plan_limit_monthly_credits: credits', skipped_at: at(4) }), new MonitorRunDequeued({ monitor_id: ID, run_id: 'r2', at: at(4) })], 'a skipped run also lets the waiting one start')
 })
 
 t.test('runs: minted once, completed once', async (t) => {
@@ -54,7 +55,7 @@ t.test('runs: minted once, completed once', async (t) => {
   const minted = new MonitorRunMinted({ monitor_id: ID, run_id: 'r1', job_id: 'job-r1', minted_at: at(1) })
   given([created(), fired(1)]).when({ _tag: 'RecordMint', monitor_id: ID, run_id: 'r1', job_id: 'job-r1', now: at(1) }).then([minted], 'minted')
   given([created(), fired(1), minted]).when({ _tag: 'RecordMint', monitor_id: ID, run_id: 'r1', job_id: 'job-r1', now: at(1) }).then([], 'minted again: nothing')
-  given([created(), fired(1), minted]).when({ _tag: 'SkipRun', monitor_id: ID, run_id: 'r1', status: 'skipped_quota', detail: '', now: at(1) }).then([], 'a minted run is not skipped')
+  given([created(), fired(1), minted]).when({ _tag: 'SkipRun', monitor_id: ID, run_id: 'r1', refusal: { code: 'plan_limit_monthly_credits', message: '' }, now: at(1) }).then([], 'a minted run is not skipped')
   given([created(), fired(1), minted, completed('r1', 'delivered', 2)]).when(complete('r1', 'delivered', 3)).then([], 'completed again: nothing')
   given([created()]).when(complete('unknown', 'failed', 3)).then([], 'an unknown run: nothing')
 })
@@ -68,7 +69,7 @@ t.test('auto-pause after 3 consecutive non-delivering runs; skips neither count 
   given([...history, completed('r1', 'blocked', 6), new MonitorRunSkipped({ monitor_id: ID, org_id: ORG, run_id: 'r2', status: 'skipped_quota', detail: '', skipped_at: at(6) }), completed('r3', 'blocked', 6)])
     .when(complete('r4', 'failed', 7)).then([completed('r4', 'failed', 7), paused(7, 'failed')], 'a skip neither counts nor resets')
   const pausedHistory = [...history, completed('r1', 'blocked', 6), completed('r2', 'blocked', 6), completed('r3', 'blocked', 6), paused(6, 'blocked')]
-  given(pausedHistory).when({ _tag: 'ResumeMonitor', monitor_id: ID, now: at(8) }).then([new MonitorResumed({ monitor_id: ID, resumed_at: at(8) })], 'resume')
+  given(pausedHistory).when({ _tag: 'ResumeMonitor', monitor_id: ID, plan: PLANS.enterprise, others: { active: 0, detecting: 0 }, now: at(8) }).then([new MonitorResumed({ monitor_id: ID, resumed_at: at(8) })], 'resume')
   given([...pausedHistory, new MonitorResumed({ monitor_id: ID, resumed_at: at(8) })]).when(complete('r4', 'blocked', 9)).then([completed('r4', 'blocked', 9)], 'resume cleared the streak: one more block does not pause')
   given([...pausedHistory, new MonitorResumed({ monitor_id: ID, resumed_at: at(8) })]).when(fire(8)).then([], 'instants passed while paused are not owed')
   given([...pausedHistory, new MonitorResumed({ monitor_id: ID, resumed_at: at(8) })]).when(fire(9)).then([fired(9)], 'the first instant after resuming fires')

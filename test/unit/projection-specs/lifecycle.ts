@@ -42,8 +42,8 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   }
   await command(retentionDecider, STREAMS.retention.stream(ORG), 'api_key:k1')(
     { _tag: 'SetRetentionPolicy', org_id: ORG, plan: 'pro', retention_days: 30, legal_hold_enabled: true, active_holds: 0, now: at(10) })
-  await hold('h1')({ _tag: 'PlaceHold', hold_id: 'h1', org_id: ORG, scope_type: 'job', scope_ref: 'j2', justification: 'case 1', now: at(11) })
-  await hold('h2')({ _tag: 'PlaceHold', hold_id: 'h2', org_id: ORG, scope_type: 'artifact', scope_ref: 'j1-screenshot', justification: 'case 2', now: at(12) })
+  await hold('h1')({ _tag: 'PlaceHold', hold_id: 'h1', org_id: ORG, scope_type: 'job', scope_ref: 'j2', justification: 'case 1', plan: 'pro', holds_enabled: true, scope_found: true, now: at(11) })
+  await hold('h2')({ _tag: 'PlaceHold', hold_id: 'h2', org_id: ORG, scope_type: 'artifact', scope_ref: 'j1-screenshot', justification: 'case 2', plan: 'pro', holds_enabled: true, scope_found: true, now: at(12) })
   await hold('h1')({ _tag: 'ReleaseHold', hold_id: 'h1', org_id: ORG, justification: 'case 1 closed', now: at(13) })
   await job('j2')({ _tag: 'RequestJobDeletion', now: at(14) })
   // j1's screenshot is held: its html goes, the job record stays; j2 goes whole.

@@ -3,6 +3,7 @@ import { handle } from '../../../commands/handle.js'
 import { validateJobSpec } from '../../../domain/job/spec.js'
 import { monitorDecider, type MonitorCommand } from '../../../domain/monitor/decider.js'
 import { DETECTION_OFF } from '../../../domain/monitor/detection-validation.js'
+import { PLANS } from '../../../domain/plans.js'
 import { STREAMS } from '../../../domain/streams.js'
 import type { Doc } from '../../../ports/document-store.js'
 import type { RecordedEvent } from '../../../ports/event-store.js'
@@ -28,13 +29,13 @@ const history = async (): Promise<readonly RecordedEvent[]> => {
   await monitor('m2')(fire('r2', 15))
   await monitor('m1')({ _tag: 'RecordMint', run_id: 'r1', job_id: 'j5', now: at(15) })
   await monitor('m1')(fire('r3', 20))
-  await monitor('m2')({ _tag: 'SkipRun', run_id: 'r2', status: 'skipped_quota', detail: 'plan_limit_monthly_credits', now: at(16) })
+  await monitor('m2')({ _tag: 'SkipRun', run_id: 'r2', refusal: { code: 'plan_limit_monthly_credits', message: 'no credits left' }, now: at(16) })
   await monitor('m1')({ _tag: 'CompleteRun', run_id: 'r1', job_id: 'j5', status: 'delivered', detail: 'content delivered (HTTP 200)', now: at(21) })
   await monitor('m1')(fire('r4', 25))
   await monitor('m1')({ _tag: 'RecordMint', run_id: 'r4', job_id: 'j6', now: at(25) })
   await monitor('m1')({ _tag: 'CompleteRun', run_id: 'r4', job_id: 'j6', status: 'blocked', detail: 'forbidden (HTTP 403)', now: at(26) })
   await monitor('m2')({ _tag: 'PauseMonitor', reason: 'user', detail: 'paused through the API', now: at(27) })
-  await monitor('m2')({ _tag: 'ResumeMonitor', now: at(33) })
+  await monitor('m2')({ _tag: 'ResumeMonitor', plan: PLANS.business, others: { active: 1, detecting: 0 }, now: at(33) })
   return run(events.readAll(0, 10_000))
 }
 

@@ -15,7 +15,7 @@ import type { Documents, ProjectionSpecFile } from '../../helpers/projection-spe
 const ORG = 'org-r'
 const at = (minute: number) => new Date(Date.UTC(2024, 4, 31, 22, minute)).toISOString()
 const lightSpec = () => {
-  const result = validateJobSpec({ job_type: 'light', target_url: 'https://api.github.com/', tags: ['recipe:code-issues'] }, { allowlist: new Set(), isTimeZone: () => true })
+  const result = validateJobSpec({ job_type: 'light', target_url: 'https://api.github.com/' }, { allowlist: new Set(), isTimeZone: () => true })
   if (!result.ok) throw new Error(`invalid test spec: ${JSON.stringify(result.errors)}`)
   return result.spec
 }
