@@ -14,12 +14,21 @@ export const GENESIS = '0'.repeat(64)
 
 /** JSON with object keys sorted at every depth: the bytes a link covers do not depend on key order. */
 export const canonicalJson = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+  if (value === null || typeof value !== 'object') return JSON.stringify(value)
+  // Written as loops: every appended event is canonicalized in the append's transaction.
+  let out: string
+  if (Array.isArray(value)) {
+    out = '['
+    for (let i = 0; i < value.length; i++) out += `${i > 0 ? ',' : ''}${canonicalJson(value[i]) ?? ''}`
+    return `${out}]`
   }
-  return JSON.stringify(value)
+  out = '{'
+  for (const key of Object.keys(value).sort()) {
+    const field = (value as Record<string, unknown>)[key]
+    if (field === undefined) continue
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(field)}`
+  }
+  return `${out}}`
 }
 
 /**
@@ -78,16 +87,19 @@ export interface ChainLink {
 
 export type ChainName = 'global' | 'org'
 
-/** A link's MAC: HMAC-SHA256 over the chain's name, the previous link's MAC and the body's canonical JSON. */
-export const linkMac = (chain: ChainName, key: Uint8Array, prev: string, body: unknown): string =>
-  createHmac('sha256', key).update(`${chain}\n${prev}\n${canonicalJson(body)}`).digest('hex')
+/**
+ * A link's MAC: HMAC-SHA256 over the chain's name, the previous link's MAC and the body's canonical JSON (given as
+ * `canonicalJson(body)`, made once for both chains of an event).
+ */
+export const linkMac = (chain: ChainName, key: Uint8Array, prev: string, canonicalBody: string): string =>
+  createHmac('sha256', key).update(`${chain}\n${prev}\n${canonicalBody}`).digest('hex')
 
 const sameHex = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
 
 /** Whether `link` is the MAC of `body` after `link.prev` with the key of its key id (an unknown key id is not). */
 export const linkHolds = (chain: ChainName, keys: ReadonlyMap<string, Uint8Array>, body: unknown, link: ChainLink): boolean => {
   const key = keys.get(link.key_id)
-  return key !== undefined && typeof link.mac === 'string' && sameHex(link.mac, linkMac(chain, key, link.prev, body))
+  return key !== undefined && typeof link.mac === 'string' && sameHex(link.mac, linkMac(chain, key, link.prev, canonicalJson(body)))
 }
 
 /** A chain's head at a checkpoint: the position of its last event and that event's MAC. */

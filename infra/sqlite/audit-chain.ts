@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
 import type { KeyObject } from 'node:crypto'
 import {
-  checkpointDigest, GENESIS, linkMac, sealedBody, signCheckpoint, type Checkpoint, type StoredEvent,
+  canonicalJson, checkpointDigest, GENESIS, linkMac, sealedBody, signCheckpoint, type Checkpoint, type StoredEvent,
 } from '../../domain/audit-chain.js'
 import { eventTypesOf } from '../../domain/events.js'
 import { AUDITED_CATEGORIES } from '../../projections/audit.js'
@@ -85,7 +85,7 @@ export const makeSqliteAuditChain = (db: Database.Database, settings: AuditChain
   const linkEach = (events: readonly StoredEvent[], head: { position: number; global_mac: string }) => {
     const orgHeads = new Map<string, string>()
     for (const event of events) {
-      const body = sealedBody(event)
+      const body = canonicalJson(sealedBody(event))
       const globalMac = linkMac('global', keys.hmacKey, head.global_mac, body)
       let orgPrev: string | null = null
       let orgMac: string | null = null

@@ -92,7 +92,7 @@ t.test('a forged export fails: a rewritten actor or justification, a dropped rec
 
   // The forger rewrites the justification and makes every link again, with a key of their own under the same key id, or unkeyed.
   for (const [name, mac] of [
-    ['a key of the forger', (prev: string, body: unknown) => linkMac('org', randomBytes(32), prev, body)],
+    ['a key of the forger', (prev: string, body: unknown) => linkMac('org', randomBytes(32), prev, canonicalJson(body))],
     ['unkeyed SHA-256', (prev: string, body: unknown) => createHash('sha256').update(`${prev}${canonicalJson(body)}`).digest('hex')],
   ] as const) {
     let prev = GENESIS
