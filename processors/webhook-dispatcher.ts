@@ -135,10 +135,10 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
       const reachability = answered
         ? (circuit.unreachable > 0 || circuit.retry_at !== null ? verdict({ _tag: 'RecordAnswered', endpoint_id: endpointId, now: at }) : Effect.void)
         : verdict({ _tag: 'RecordUnreachable', endpoint_id: endpointId, policy: options.circuit, now: at })
-      // A success to an endpoint that was not failing changes nothing: no stream to read or append to.
+      // A success to an endpoint that was not failing, with a closed circuit, changes nothing: no stream to read or append to.
+      // (Enabling an endpoint again ends its failing run but not its circuit: the circuit is judged on its own.)
       if (outcome === 'succeeded') {
-        if (endpoint.failing_since === null) return
-        yield* verdict({ _tag: 'RecordDeliverySuccess', endpoint_id: endpointId, now: at })
+        if (endpoint.failing_since !== null) yield* verdict({ _tag: 'RecordDeliverySuccess', endpoint_id: endpointId, now: at })
         return yield* reachability
       }
       yield* reachability
