@@ -16,6 +16,7 @@ import { STREAMS, type DomainEvent } from '../../domain/streams.js'
 import { makeManualClock } from '../../infra/clock/manual.js'
 import { BlobStore } from '../../ports/blob-store.js'
 import { EventStore } from '../../ports/event-store.js'
+import { responsiveWhile } from '../helpers/responsiveness.js'
 import { startService, waitFor } from '../helpers/service.js'
 
 const clock = makeManualClock('2026-11-23T09:00:00.000Z')
@@ -50,23 +51,6 @@ const createMonitor = async () => {
   return monitorId
 }
 
-/** Polls /healthz every 50 ms while `work` runs; answers the slowest answer's latency (loose bound: a shared machine). */
-const healthWhile = async <T>(work: Promise<T>): Promise<{ value: T; worstMs: number }> => {
-  let worstMs = 0
-  let done = false
-  const polling = (async () => {
-    while (!done) {
-      const started = performance.now()
-      await fetch(`${service.base}/healthz`)
-      worstMs = Math.max(worstMs, performance.now() - started)
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  })()
-  const value = await work.finally(() => { done = true })
-  await polling
-  return { value, worstMs }
-}
-
 /** One delivered run (the job's stored page and the run's completion); answers the detector's event about it. */
 const deliver = async (monitorId: string, html: string) => {
   const jobId = randomUUID()
@@ -97,9 +81,10 @@ t.test('pages over the detection caps are unreadable runs, /healthz answers thro
   t.equal((await deliver(monitorId, page('Price: 10 EUR'))).type, 'MonitorBaselineRecorded', 'a readable baseline')
   for (const [what, html] of Object.entries(OVER_CAPS)) {
     clock.advance(3_600_000)
-    const { value: answer, worstMs } = await healthWhile(deliver(monitorId, html))
+    const { value: answer, worstMs, worstGapMs } = await responsiveWhile(service.base, deliver(monitorId, html))
     t.match(answer, { type: 'MonitorRunEvaluated', data: { health: 'unreadable', fingerprint: null } }, `${what}: unreadable, never a change`)
     t.ok(worstMs < 1_000, `${what}: worst /healthz latency ${worstMs.toFixed(0)} ms`)
+    t.ok(worstGapMs < 1_000, `${what}: the event loop's worst gap ${worstGapMs.toFixed(0)} ms`)
   }
   clock.advance(3_600_000)
   t.equal((await deliver(monitorId, page('Price: 10 EUR'))).type, 'MonitorRunEvaluated', 'the same readable page again: no change against the kept baseline')
