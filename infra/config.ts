@@ -7,6 +7,7 @@ import { PLAN_NAMES, type PlanName } from '../domain/plans.js'
 import { parseAllowlist, type Allowlist } from '../domain/address-policy.js'
 import { parseOriginOverrides, type OriginOverrides, type RecipeCatalogue } from '../domain/recipe/catalogue.js'
 import { DEFAULT_RECIPES_DIR, loadRecipeCatalogue } from './recipes.js'
+import { DEFAULT_CIRCUIT_POLICY, type CircuitPolicy } from '../domain/webhook/circuit.js'
 import { DEFAULT_RETRY_LADDER, parseRetryLadder } from '../domain/webhook/retry-ladder.js'
 
 export const ROLES = ['api', 'relay', 'fetcher', 'projector', 'mailer', 'webhooks', 'detector', 'recipe-health', 'scheduler', 'purger'] as const
@@ -105,6 +106,8 @@ export interface WebhookConfig {
   /** WEBHOOK_ENDPOINT_CONCURRENCY (16): deliveries to one endpoint sent at once, so one slow receiver cannot take every slot. */
   readonly endpointConcurrency: number
   readonly pollMs: number
+  /** WEBHOOK_CIRCUIT_THRESHOLD (5), WEBHOOK_CIRCUIT_COOLDOWN_MS (60000), WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS (3600000): the per-endpoint circuit breaker. */
+  readonly circuit: CircuitPolicy
 }
 
 /** Browser tiers (standard, stealth): each engine has its own pool of browser processes. */
@@ -230,6 +233,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       orgConcurrency: Math.max(1, int(env.WEBHOOK_ORG_CONCURRENCY, 8, 'WEBHOOK_ORG_CONCURRENCY')),
       endpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 16, 'WEBHOOK_ENDPOINT_CONCURRENCY')),
       pollMs: Math.max(10, int(env.WEBHOOK_POLL_MS, 500, 'WEBHOOK_POLL_MS')),
+      circuit: {
+        threshold: Math.max(1, int(env.WEBHOOK_CIRCUIT_THRESHOLD, DEFAULT_CIRCUIT_POLICY.threshold, 'WEBHOOK_CIRCUIT_THRESHOLD')),
+        cooldownMs: Math.max(1, int(env.WEBHOOK_CIRCUIT_COOLDOWN_MS, DEFAULT_CIRCUIT_POLICY.cooldownMs, 'WEBHOOK_CIRCUIT_COOLDOWN_MS')),
+        maxCooldownMs: Math.max(1, int(env.WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS, DEFAULT_CIRCUIT_POLICY.maxCooldownMs, 'WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS')),
+      },
     },
     audit: {
       keysFile: resolve(env.AUDIT_KEYS_FILE || join(dataDir, 'audit-keys.json')),

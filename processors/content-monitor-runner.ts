@@ -5,7 +5,7 @@ import { loadJob } from '../commands/jobs.js'
 import { loadUser } from '../commands/users.js'
 import type { RunResult } from '../domain/content-monitor/decider.js'
 import { AUTO_DISABLE_AFTER_FAILURES } from '../domain/content-monitor/limits.js'
-import { needleIn, observe } from '../domain/content-monitor/rules.js'
+import { observeOffThread } from './content-monitor-observe.js'
 import { acceptsJobEndsFrom } from './job-ends-from.js'
 import { BlobStore } from '../ports/blob-store.js'
 import type { Clock } from '../ports/clock.js'
@@ -48,10 +48,12 @@ export const makeContentMonitorRunner = (options: { readonly log: (message: stri
     } else {
       const blob = body ? yield* Effect.flatMap(BlobStore, (blobs) => blobs.get(body.blob_key)).pipe(Effect.catchTag('BlobNotFound', () => Effect.succeed(null))) : null
       const text = blob ? new TextDecoder().decode(blob.bytes) : ''
-      const observed = observe({ body: text, statusCode, contentLength: blob?.bytes.byteLength ?? 0, capturedAt: end.event.finished_at })
+      const page = { body: text, statusCode, contentLength: blob?.bytes.byteLength ?? 0, capturedAt: end.event.finished_at }
+      const observed = yield* Effect.promise(() => observeOffThread(monitor.org_id, page, monitor.rule))
       // A failed job's answer (an error status) has no stored body: only its status code is observed.
-      const snapshot = blob ? observed.snapshot : { ...observed.snapshot, hash: null, preview: null, contentLength: null }
-      result = { _tag: 'Observed', snapshot, needle_present: blob ? needleIn(monitor.rule, observed.text) : null }
+      result = observed._tag === 'Observed' && !blob
+        ? { _tag: 'Observed', snapshot: { ...observed.snapshot, hash: null, preview: null, contentLength: null }, needle_present: null }
+        : observed
     }
     yield* finishRun(monitor, runId, result, metadataOf(envelope))
   }))

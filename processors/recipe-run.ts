@@ -10,6 +10,7 @@ import type { Engine, EngineArtifact } from '../fetchers/engine.js'
 import { jobManifest, jobTiming } from '../fetchers/manifest.js'
 import { engineBrowse } from '../fetchers/recipe/engine-browse.js'
 import { engineFetch } from '../fetchers/recipe/engine-fetch.js'
+import { offThreadSelection } from '../fetchers/recipe/off-thread.js'
 import { runRecipe, type RecipeFetch, type RecipeRunResult } from '../fetchers/recipe/runtime.js'
 
 export interface RecipeRunOptions {
@@ -58,7 +59,8 @@ export const runRecipeJob = async (
   let result: RecipeRunResult
   if (!recipe || !contract) result = ended('error', `recipe ${block.slug} contract ${block.contract} impl ${block.impl} is not served by this deployment`)
   else {
-    const run = { recipe, contract, input: block.input, maxPages: block.max_pages }
+    // The page work runs in the CPU pool, in the organization's lane.
+    const run = { recipe, contract, input: block.input, maxPages: block.max_pages, selection: offThreadSelection(orgId) }
     const job = { job_id: jobId, org_id: orgId }
     result = contract.engine === 'light'
       ? await runRecipe({ ...run, fetch: engineFetch(engine, job, spec, options.overrides, signal) })

@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici'
 import {
   cancelWebhookDelivery, judgeWebhookEndpoint, loadWebhookDelivery, loadWebhookEndpoint, recordWebhookAttempt,
 } from '../commands/webhooks.js'
+import { circuitState, isUnreachable, type CircuitPolicy } from '../domain/webhook/circuit.js'
 import type { AttemptResult } from '../domain/webhook/delivery-decider.js'
 import { signingSecrets, type EndpointState } from '../domain/webhook/endpoint-decider.js'
 import type { AttemptOutcome, SignedLink } from '../domain/webhook/events.js'
@@ -32,6 +33,8 @@ export interface WebhookDispatcherOptions<R> {
   readonly orgConcurrency: number
   /** Deliveries to one endpoint sent at once (within `concurrency`). No order among one endpoint's events is kept. */
   readonly endpointConcurrency: number
+  /** When an endpoint that stopped answering is left alone (domain/webhook/circuit.ts). */
+  readonly circuit: CircuitPolicy
   /** Lifetime of the signed links minted into a delivery at each attempt (a change's diff). */
   readonly linkTtlSeconds: number
   /** How often (real time) the dispatcher asks the clock and the read model what is due, besides being woken. */
@@ -121,14 +124,24 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
     })
 
   /** The endpoint's verdict after an attempt, from its state as it was sent to (the attempt's own record is already in). */
-  const judge = (endpoint: Extract<EndpointState, { exists: true }>, outcome: AttemptOutcome, windowFirstAttempt: string, now: Date, seed: string) =>
+  const judge = (endpoint: Extract<EndpointState, { exists: true }>, outcome: AttemptOutcome, answered: boolean, windowFirstAttempt: string, now: Date, seed: string) =>
     Effect.gen(function* () {
       const { org_id: orgId, endpoint_id: endpointId } = endpoint
       const at = now.toISOString()
       const verdict = (command: Parameters<typeof judgeWebhookEndpoint>[1]) =>
         judgeWebhookEndpoint(orgId, command, { ...ctx(seed), idSeed: `${seed}:${command._tag}` }).pipe(Effect.catchTag('NotFound', () => Effect.void))
-      // A success to an endpoint that was not failing changes nothing: no stream to read or append to.
-      if (outcome === 'succeeded') return endpoint.failing_since === null ? undefined : yield* verdict({ _tag: 'RecordDeliverySuccess', endpoint_id: endpointId, now: at })
+      // Any answer ends a run of unreachable attempts (and closes an open circuit); no answer counts toward opening it.
+      const { circuit } = endpoint
+      const reachability = answered
+        ? (circuit.unreachable > 0 || circuit.retry_at !== null ? verdict({ _tag: 'RecordAnswered', endpoint_id: endpointId, now: at }) : Effect.void)
+        : verdict({ _tag: 'RecordUnreachable', endpoint_id: endpointId, policy: options.circuit, now: at })
+      // A success to an endpoint that was not failing, with a closed circuit, changes nothing: no stream to read or append to.
+      // (Enabling an endpoint again ends its failing run but not its circuit: the circuit is judged on its own.)
+      if (outcome === 'succeeded') {
+        if (endpoint.failing_since !== null) yield* verdict({ _tag: 'RecordDeliverySuccess', endpoint_id: endpointId, now: at })
+        return yield* reachability
+      }
+      yield* reachability
       if (outcome === 'gone') {
         return yield* verdict({ _tag: 'DisableEndpoint', endpoint_id: endpointId, reason: 'gone', message: 'the receiver answered 410 Gone: the endpoint was disabled and gets no more events until it is enabled again', now: at })
       }
@@ -142,7 +155,37 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
       }
     })
 
-  const attempt = (deliveryId: string) =>
+  /** Endpoints whose probe delivery is in flight in this process (one per half-open circuit). */
+  const probing = new Set<string>()
+
+  /**
+   * Waits while the endpoint's circuit is open, holding no shared slot; answers true for the one delivery that
+   * probes a half-open circuit (it releases the probe when its attempt is judged). What the circuit is comes from
+   * the endpoint's recorded events; the sleeps only wake this to look again.
+   */
+  const throughCircuit = (endpointId: string) =>
+    Effect.gen(function* () {
+      const clock = yield* Clock
+      for (;;) {
+        const loaded = yield* Effect.either(endpointOf(endpointId))
+        if (loaded._tag === 'Left') {
+          yield* Effect.sleep(options.pollMs)
+          continue
+        }
+        const endpoint = loaded.right.state
+        // A missing, deleted or disabled endpoint is the attempt's to settle (it cancels the delivery).
+        if (!endpoint.exists || endpoint.deleted || !endpoint.enabled) return false
+        const state = circuitState(endpoint.circuit, clock.now())
+        if (state === 'closed') return false
+        if (state === 'half_open' && !probing.has(endpointId)) {
+          probing.add(endpointId)
+          return true
+        }
+        yield* Effect.raceAll([Effect.sleep(options.pollMs), ...(state === 'open' ? [clock.sleepUntil(new Date(endpoint.circuit.retry_at!))] : [])])
+      }
+    })
+
+  const attempt = (deliveryId: string, probe = false) =>
     Effect.gen(function* () {
       const clock = yield* Clock
       const delivery = yield* loadWebhookDelivery(deliveryId)
@@ -159,6 +202,8 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
         yield* cancelWebhookDelivery(scheduled.org_id, deliveryId, endpoint.exists && !endpoint.deleted ? 'endpoint_disabled' : 'endpoint_deleted', ctx(seed))
         return
       }
+      // The circuit may have opened while this waited for a slot: the delivery stays due, unattempted.
+      if (!probe && circuitState(endpoint.circuit, now) !== 'closed') return
       const body = yield* withSignedLinks(scheduled.body, scheduled.signed_links, options.linkTtlSeconds)
       const timestamp = Math.floor(now.getTime() / 1000)
       const signature = signatureHeader(signingSecrets(endpoint, now).map(options.openSecret), scheduled.event_id, timestamp, body)
@@ -186,7 +231,10 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
       options.metrics?.webhookAttempt(outcome)
       // A failure is judged on the endpoint's stream (when it began failing decides whether it is disabled).
       const judged = outcome === 'succeeded' ? endpoint : (yield* freshEndpoint(scheduled.endpoint_id)).state
-      if (judged.exists) yield* judge(judged, outcome, delivery.window_first_attempt_at ?? result.attempted_at, answeredAt, seed)
+      const answered = !isUnreachable(answer.status)
+      if (judged.exists) yield* judge(judged, outcome, answered, delivery.window_first_attempt_at ?? result.attempted_at, answeredAt, seed)
+      // The deliveries waiting on this endpoint's circuit read what the judgement recorded, not the read model's lag.
+      if (probe || !answered) yield* freshEndpoint(scheduled.endpoint_id)
     }).pipe(Effect.catchAll((error) => Effect.sync(() => options.log(`webhook delivery ${deliveryId} could not be attempted now; it stays due`, error))))
 
   /**
@@ -217,7 +265,9 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
     const start = ({ delivery_id: id, endpoint_id: endpointId, org_id: orgId }: DueDelivery) => {
       inFlight.add(id)
       const lane = laneOf(endpointId)
-      return Effect.fork(lane.slots.withPermits(1)(inOrgSlot(orgId, attempt(id))).pipe(Effect.ensuring(leave(endpointId, id))))
+      const send = Effect.flatMap(throughCircuit(endpointId), (probe) =>
+        inOrgSlot(orgId, attempt(id, probe)).pipe(Effect.ensuring(Effect.sync(() => { if (probe) probing.delete(endpointId) }))))
+      return Effect.fork(lane.slots.withPermits(1)(send).pipe(Effect.ensuring(leave(endpointId, id))))
     }
     for (;;) {
       const hinted = yield* Queue.takeAll(hints)

@@ -16,6 +16,11 @@ export type WebhookEndpointDoc = Stored<{
   readonly secret_rotated_at: string | null
   /** When its current run of failed attempts began; null while deliveries succeed. */
   readonly failing_since: string | null
+  /**
+   * The circuit breaker: open from `opened_at` until `retry_at` (both null while closed); documents written before
+   * the breaker existed have none (closed).
+   */
+  readonly circuit?: { readonly opened_at: string | null; readonly retry_at: string | null }
   /** Log position of its creation event: it receives the events recorded after it (webhook fan-out). */
   readonly created_position: number
   readonly created_at: string
@@ -66,7 +71,7 @@ export const webhooksProjection = defineProjection({
         return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, () => ({
           endpoint_id: event.endpoint_id, org_id: event.org_id, url: event.url, enabled_events: event.enabled_events, description: event.description,
           enabled: true, disabled_reason: null, disabled_message: null, deleted: false, secret_rotated_at: null, failing_since: null,
-          created_position: envelope.position, created_at: event.created_at, updated_at: event.created_at,
+          circuit: { opened_at: null, retry_at: null }, created_position: envelope.position, created_at: event.created_at, updated_at: event.created_at,
         }))
       case 'WebhookEndpointUpdated':
         return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && {
@@ -90,6 +95,13 @@ export const webhooksProjection = defineProjection({
         return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, failing_since: event.since })
       case 'WebhookEndpointRecovered':
         return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, failing_since: null })
+      // Written (moving the position) for the dispatcher's cache; the view shows only an opened circuit.
+      case 'WebhookEndpointUnreachable':
+        return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc })
+      case 'WebhookEndpointCircuitOpened':
+        return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, circuit: { opened_at: event.opened_at, retry_at: event.retry_at } })
+      case 'WebhookEndpointCircuitClosed':
+        return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, (doc) => doc && { ...doc, circuit: { opened_at: null, retry_at: null } })
       // A ping changes nothing an endpoint shows or the dispatcher uses.
       case 'WebhookPingRequested':
         return updateDoc(view, WEBHOOK_ENDPOINTS, event.endpoint_id, envelope, () => null)

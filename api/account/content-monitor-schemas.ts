@@ -48,7 +48,7 @@ export const MonitorItemSchema = { type: 'object', required: Object.keys(monitor
 export const MonitorSchema = {
   type: 'object',
   required: [...Object.keys(monitorProperties), 'lastErrorCode', 'lastErrorMessage'],
-  properties: { ...monitorProperties, lastErrorCode: nullable('string'), lastErrorMessage: nullable('string') },
+  properties: { ...monitorProperties, lastErrorCode: nullable('string', 'The last failed run\'s code: its job\'s failure reason (`network_error`, `timeout`, `response_too_large`, ...), or `extraction_timeout` / `extraction_failed` when reading the answer passed its worker\'s 10 s deadline or the worker died (docs/limits.md).'), lastErrorMessage: nullable('string') },
 } as const
 
 export const RunSchema = {
@@ -59,7 +59,7 @@ export const RunSchema = {
     status: { type: 'string', enum: ['pending', 'running', 'succeeded', 'failed', 'triggered', 'skipped'] },
     changeDetected: { type: 'boolean' }, changeSummary: nullable('string'),
     scrapeId: nullable('string', 'The v1 job of the run (same id), once started.'),
-    statusCode: nullable('integer'), errorCode: nullable('string'), errorMessage: nullable('string'),
+    statusCode: nullable('integer'), errorCode: nullable('string', 'Failed runs: the job\'s failure reason, or `extraction_timeout` / `extraction_failed` (reading the answer passed its 10 s deadline, or its worker died). Skipped runs: the plan limit\'s code, or `missed`.'), errorMessage: nullable('string'),
     scheduledAt: { type: 'string', format: 'date-time' }, startedAt: nullable('string'), completedAt: nullable('string'),
     snapshotBefore: SnapshotSchema, snapshotAfter: SnapshotSchema,
   },

@@ -85,7 +85,7 @@ export const JobRequestSchema = {
     },
     extraction: {
       type: 'object', additionalProperties: false, required: ['hooks'],
-      description: `Extraction hooks (up to ${MAX_HOOKS}); see the extraction section of the README for hook fields, transforms and 422 codes. Each hook has the fields of its type only; others answer \`unknown_field\`. \`hook_id\`: at most ${MAX_HOOK_ID_LENGTH} characters, no control characters (\`invalid_hook_id\`).`,
+      description: `Extraction hooks (up to ${MAX_HOOKS}); see the extraction section of the README for hook fields, transforms and 422 codes. Each hook has the fields of its type only; others answer \`unknown_field\`. \`hook_id\`: at most ${MAX_HOOK_ID_LENGTH} characters, no control characters (\`invalid_hook_id\`). Regex patterns run with RE2 semantics: one RE2 cannot run (backreferences, lookahead) answers 422 \`regex_unsupported\`. CSS selectors (\`selector\`, \`container\`, field selectors) over the caps (\`:has()\` inside \`:has()\`, more than 16 combinators, more than 32 alternatives) answer 422 \`selector_too_complex\` (docs/limits.md). Hooks run in a worker with a 15 s deadline: past it the job fails with \`extraction_timeout\`.`,
       properties: {
         hooks: {
           type: 'array', maxItems: MAX_HOOKS,
@@ -94,8 +94,8 @@ export const JobRequestSchema = {
             properties: {
               hook_id: { type: 'string', minLength: 1, maxLength: MAX_HOOK_ID_LENGTH }, type: { type: 'string', enum: HOOK_TYPES },
               all_matches: { type: 'boolean', default: false }, max_results: { type: 'integer', minimum: 1, maximum: MAX_MAX_RESULTS, default: DEFAULT_MAX_RESULTS },
-              selector: { type: 'string', description: 'css' }, attribute: { type: 'string', description: 'css' },
-              path: { type: 'string', description: 'xpath, jsonpath' }, pattern: { type: 'string', description: 'regex' },
+              selector: { type: 'string', description: 'css (`selector_too_complex` over the caps of docs/limits.md)' }, attribute: { type: 'string', description: 'css' },
+              path: { type: 'string', description: 'xpath, jsonpath' }, pattern: { type: 'string', description: 'regex (RE2 semantics; `regex_unsupported` for backreferences or lookahead)' },
               group: { type: 'integer', minimum: 0, default: 0, description: 'regex' },
               container: { type: 'string', description: 'records' },
               fields: {

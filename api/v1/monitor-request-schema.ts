@@ -12,8 +12,8 @@ const detection = {
   properties: {
     enabled: { type: 'boolean', description: 'Code: `invalid_detection_enabled`.' },
     mode: { type: 'string', enum: DETECTION_MODES, default: 'text', description: '`text`, `selector`, `extract` (needs extraction hooks on the job: `missing_extraction`), `json`. Code: `invalid_detection_mode`.' },
-    selector: { type: ['string', 'null'], description: 'CSS, or XPath when it starts with `/` or `(`; required with mode selector (`missing_selector`), refused with other modes. Code: `invalid_selector`.' },
-    ignore_selectors: { type: 'array', maxItems: MAX_IGNORE_SELECTORS, items: { type: 'string' }, description: 'Masked before fingerprinting. Code: `invalid_ignore_selectors`.' },
+    selector: { type: ['string', 'null'], description: 'CSS, or XPath when it starts with `/` or `(`; required with mode selector (`missing_selector`), refused with other modes. Codes: `invalid_selector`, `selector_too_complex` (a CSS selector over the caps of docs/limits.md). A page over the detection caps (10 MiB, 512 deep, 500,000 elements) or whose reading passes its 10 s deadline is a run with health `unreadable`, never a change.' },
+    ignore_selectors: { type: 'array', maxItems: MAX_IGNORE_SELECTORS, items: { type: 'string' }, description: 'Masked before fingerprinting. Codes: `invalid_ignore_selectors`, `selector_too_complex`.' },
     min_change_ratio: { type: 'number', minimum: 0, maximum: 1, default: 0, description: 'Code: `invalid_min_change_ratio`.' },
     consecutive: { type: 'integer', minimum: 1, maximum: MAX_CONSECUTIVE, default: 1, description: 'Code: `invalid_consecutive`.' },
     cooldown_seconds: { type: 'integer', minimum: 0, maximum: MAX_COOLDOWN_SECONDS, default: 0, description: 'Code: `invalid_cooldown_seconds`.' },

@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { currentTime } from '../../commands/clock.js'
 import {
   createWebhookEndpoint, deleteWebhookEndpoint, replayWebhookDelivery, requestWebhookPing, rotateWebhookSecret, updateWebhookEndpoint,
 } from '../../commands/webhooks.js'
 import { MissingFields, ValidationFailed } from '../../domain/errors.js'
 import { MAX_DESCRIPTION_LENGTH, MAX_WEBHOOK_URL_LENGTH, validateEndpointChanges, validateEndpointRequest, type Checked } from '../../domain/webhook/endpoint-request.js'
+import { CLOSED_CIRCUIT, circuitView } from '../../domain/webhook/circuit.js'
 import { MAX_WEBHOOK_ENDPOINTS_PER_ORG } from '../../domain/webhook/endpoint-quota.js'
 import { SUBSCRIBABLE_KINDS } from '../../domain/webhook/kinds.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
@@ -14,10 +16,10 @@ import type { RouteContext } from '../context.js'
 import { requestMetadata } from '../event-metadata.js'
 import { errors, pagingProperties, security } from './route-helpers.js'
 
-const endpointView = (doc: WebhookEndpointDoc) => ({
+const endpointView = (doc: WebhookEndpointDoc, now: Date) => ({
   endpoint_id: doc.endpoint_id, url: doc.url, enabled_events: doc.enabled_events, description: doc.description, enabled: doc.enabled,
   disabled_reason: doc.disabled_reason, disabled_message: doc.disabled_message, secret_rotated_at: doc.secret_rotated_at,
-  created_at: doc.created_at, updated_at: doc.updated_at,
+  circuit: circuitView(doc.circuit ?? CLOSED_CIRCUIT, now), created_at: doc.created_at, updated_at: doc.updated_at,
 })
 
 const deliveryView = (doc: WebhookDeliveryDoc) => ({
@@ -33,7 +35,17 @@ const EndpointSchema = {
     endpoint_id: { type: 'string' }, url: { type: 'string' }, enabled_events: { type: 'array', items: KINDS }, description: { type: ['string', 'null'] },
     enabled: { type: 'boolean' },
     disabled_reason: { type: ['string', 'null'], enum: ['gone', 'failing', null], description: '`gone`: the receiver answered 410; `failing`: every delivery failed for the whole retry window (3 days). Null unless the service disabled the endpoint.' },
-    disabled_message: { type: ['string', 'null'] }, secret_rotated_at: { type: ['string', 'null'] }, created_at: { type: 'string' }, updated_at: { type: 'string' },
+    disabled_message: { type: ['string', 'null'] }, secret_rotated_at: { type: ['string', 'null'] },
+    circuit: {
+      type: 'object', required: ['state', 'opened_at', 'retry_at'],
+      description: 'The circuit breaker (docs/webhook-delivery-limits.md). It opens after `WEBHOOK_CIRCUIT_THRESHOLD` (5) deliveries in a row got no answer (timeout, refused or reset connection): `open`: deliveries wait, unsent and not counted as attempts, until `retry_at`; `half_open`: the cool-down is over and one probe delivery is sent (an answer closes the circuit, another timeout reopens it for twice as long, up to `WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS`); `closed`: deliveries go.',
+      properties: {
+        state: { type: 'string', enum: ['closed', 'open', 'half_open'] },
+        opened_at: { type: ['string', 'null'], description: 'When it last opened; null while closed.' },
+        retry_at: { type: ['string', 'null'], description: 'When the probe delivery may be sent; null while closed.' },
+      },
+    },
+    created_at: { type: 'string' }, updated_at: { type: 'string' },
   },
 } as const
 
@@ -81,9 +93,10 @@ export const webhookRoutes = async (app: FastifyInstance, ctx: RouteContext) => 
     const principal = principalOf(request)
     return { org_id: principal.org_id, metadata: requestMetadata(request, `api_key:${principal.key_id}`) }
   }
+  const now = () => ctx.run(currentTime)
   const current = async (orgId: string, endpointId: string, position: number) => {
     await ctx.run(waitForPosition(WEBHOOK_ENDPOINTS, endpointId, position))
-    return endpointView(await ctx.run(getWebhookEndpoint(orgId, endpointId)))
+    return endpointView(await ctx.run(getWebhookEndpoint(orgId, endpointId)), await now())
   }
 
   app.post('/v1/webhook-endpoints', {
@@ -105,12 +118,15 @@ export const webhookRoutes = async (app: FastifyInstance, ctx: RouteContext) => 
   app.get('/v1/webhook-endpoints', {
     preHandler: manage,
     schema: { tags: ['webhooks'], summary: 'List webhook endpoints (never their secrets)', security, response: { 200: { type: 'object', properties: { items: { type: 'array', items: EndpointSchema } } }, ...errors(401, 403) } },
-  }, async (request) => ({ items: (await ctx.run(listWebhookEndpoints(principalOf(request).org_id))).map(endpointView) }))
+  }, async (request) => {
+    const [docs, at] = await Promise.all([ctx.run(listWebhookEndpoints(principalOf(request).org_id)), now()])
+    return { items: docs.map((doc) => endpointView(doc, at)) }
+  })
 
   app.get('/v1/webhook-endpoints/:endpoint_id', {
     preHandler: manage,
     schema: { tags: ['webhooks'], summary: 'A webhook endpoint', security, params: endpointParams, response: { 200: EndpointSchema, ...errors(401, 403, 404) } },
-  }, async (request) => endpointView(await ctx.run(getWebhookEndpoint(principalOf(request).org_id, (request.params as { endpoint_id: string }).endpoint_id))))
+  }, async (request) => endpointView(await ctx.run(getWebhookEndpoint(principalOf(request).org_id, (request.params as { endpoint_id: string }).endpoint_id)), await now()))
 
   app.patch('/v1/webhook-endpoints/:endpoint_id', {
     preHandler: manage,

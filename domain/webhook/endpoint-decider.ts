@@ -3,8 +3,10 @@ import type { Decider } from '../decider.js'
 import { NotFound, StateConflict } from '../errors.js'
 import {
   WebhookEndpointCreated, WebhookEndpointDeleted, WebhookEndpointDisabled, WebhookEndpointFailing, WebhookEndpointRecovered,
-  WebhookEndpointUpdated, WebhookPingRequested, WebhookSecretRotated, type WebhookEndpointEvent,
+  WebhookEndpointUpdated, WebhookPingRequested, WebhookSecretRotated, WebhookEndpointUnreachable, WebhookEndpointCircuitOpened,
+  WebhookEndpointCircuitClosed, type WebhookEndpointEvent,
 } from './events.js'
+import { CLOSED_CIRCUIT, cooldownMs, circuitState, type Circuit, type CircuitPolicy } from './circuit.js'
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const SECRET_OVERLAP_MS = 24 * 3_600_000
@@ -29,6 +31,8 @@ export type EndpointState =
     readonly secrets: readonly EndpointSecret[]
     /** When the current run of failed attempts began; null while deliveries succeed. */
     readonly failing_since: string | null
+    /** The circuit breaker (domain/webhook/circuit.ts). */
+    readonly circuit: Circuit
   }
 
 export interface EndpointChanges {
@@ -49,6 +53,10 @@ export type EndpointCommand = { readonly endpoint_id: string } & (
   | { readonly _tag: 'DisableEndpoint'; readonly reason: 'gone' | 'failing'; readonly message: string; readonly now: string }
   | { readonly _tag: 'RecordDeliveryFailure'; readonly now: string }
   | { readonly _tag: 'RecordDeliverySuccess'; readonly now: string }
+  /** A delivery got no answer: counts toward opening the circuit, or reopens it after a failed probe. */
+  | { readonly _tag: 'RecordUnreachable'; readonly policy: CircuitPolicy; readonly now: string }
+  /** A delivery got an answer (any status): the unreachable run ends, an open circuit closes. */
+  | { readonly _tag: 'RecordAnswered'; readonly now: string }
 )
 
 type Live = Extract<EndpointState, { exists: true }>
@@ -57,6 +65,30 @@ type Live = Extract<EndpointState, { exists: true }>
 export const signingSecrets = (state: Live, now: Date): readonly string[] =>
   state.secrets.filter((s) => s.valid_until === null || Date.parse(s.valid_until) > now.getTime()).map((s) => s.secret)
 
+/**
+ * Closed: one more unreachable attempt, opening the circuit at the threshold. Open: a delivery already in flight
+ * when it opened changes nothing; once the cool-down is over, a failed probe reopens it for twice as long.
+ */
+const onUnreachable = (state: Live, policy: CircuitPolicy, now: string): WebhookEndpointEvent[] => {
+  const { circuit, endpoint_id, org_id } = state
+  const at = new Date(now)
+  const open = (unreachable: number, trips: number) => new WebhookEndpointCircuitOpened({
+    endpoint_id, org_id, opened_at: now, retry_at: new Date(at.getTime() + cooldownMs(policy, trips)).toISOString(), unreachable, trips,
+  })
+  switch (circuitState(circuit, at)) {
+    case 'open':
+      return []
+    case 'half_open':
+      return [open(circuit.unreachable + 1, circuit.trips + 1)]
+    case 'closed': {
+      const unreachable = circuit.unreachable + 1
+      return unreachable >= policy.threshold
+        ? [new WebhookEndpointUnreachable({ endpoint_id, at: now }), open(unreachable, 1)]
+        : [new WebhookEndpointUnreachable({ endpoint_id, at: now })]
+    }
+  }
+}
+
 export const endpointDecider: Decider<EndpointCommand, WebhookEndpointEvent, EndpointState, NotFound | StateConflict> = {
   initialState: { exists: false },
   evolve: (state, event) => {
@@ -64,6 +96,7 @@ export const endpointDecider: Decider<EndpointCommand, WebhookEndpointEvent, End
       return {
         exists: true, endpoint_id: event.endpoint_id, org_id: event.org_id, url: event.url, enabled_events: event.enabled_events,
         enabled: true, deleted: false, secrets: [{ secret: event.secret, valid_until: null }], failing_since: null,
+        circuit: CLOSED_CIRCUIT,
       }
     }
     if (!state.exists) return state
@@ -86,6 +119,12 @@ export const endpointDecider: Decider<EndpointCommand, WebhookEndpointEvent, End
         return { ...state, secrets: [{ secret: event.secret, valid_until: null }, { secret: state.secrets[0]!.secret, valid_until: event.previous_valid_until }] }
       case 'WebhookPingRequested':
         return state
+      case 'WebhookEndpointUnreachable':
+        return { ...state, circuit: { ...state.circuit, unreachable: state.circuit.unreachable + 1 } }
+      case 'WebhookEndpointCircuitOpened':
+        return { ...state, circuit: { unreachable: event.unreachable, opened_at: event.opened_at, retry_at: event.retry_at, trips: event.trips } }
+      case 'WebhookEndpointCircuitClosed':
+        return { ...state, circuit: CLOSED_CIRCUIT }
       case 'WebhookEndpointDeleted':
         return { ...state, deleted: true, enabled: false }
     }
@@ -129,6 +168,12 @@ export const endpointDecider: Decider<EndpointCommand, WebhookEndpointEvent, End
         return Either.right(state.failing_since === null ? [new WebhookEndpointFailing({ endpoint_id: id, since: command.now })] : [])
       case 'RecordDeliverySuccess':
         return Either.right(state.failing_since !== null ? [new WebhookEndpointRecovered({ endpoint_id: id, recovered_at: command.now })] : [])
+      case 'RecordUnreachable':
+        return Either.right(onUnreachable(state, command.policy, command.now))
+      case 'RecordAnswered': {
+        const { circuit } = state
+        return Either.right(circuit.unreachable > 0 || circuit.retry_at !== null ? [new WebhookEndpointCircuitClosed({ endpoint_id: id, closed_at: command.now })] : [])
+      }
     }
   },
 }

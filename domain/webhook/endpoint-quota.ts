@@ -1,6 +1,6 @@
-import { Either, Schema } from 'effect'
-import type { Decider } from '../decider.js'
+import { Schema } from 'effect'
 import { fieldError, ValidationFailed } from '../errors.js'
+import { placeQuotaDecider } from '../place-quota.js'
 
 /** Webhook endpoints an organization may hold (not deleted): every event is sent once per subscribed endpoint. */
 export const MAX_WEBHOOK_ENDPOINTS_PER_ORG = 20
@@ -32,21 +32,12 @@ export type WebhookEndpointQuotaCommand =
   | { readonly _tag: 'ClaimPlace'; readonly org_id: string; readonly endpoint_id: string; readonly existing: readonly string[]; readonly now: string }
   | { readonly _tag: 'ReleasePlace'; readonly org_id: string; readonly endpoint_id: string; readonly now: string }
 
-export const webhookEndpointQuotaDecider: Decider<WebhookEndpointQuotaCommand, WebhookEndpointQuotaEvent, ReadonlySet<string>, ValidationFailed> = {
-  initialState: new Set(),
-  evolve: (state, event) => {
-    const next = new Set(state)
-    if (event._tag === 'WebhookEndpointPlaceClaimed') next.add(event.endpoint_id)
-    else next.delete(event.endpoint_id)
-    return next
-  },
-  decide: (command, state) => {
-    const { org_id, endpoint_id, now } = command
-    if (command._tag === 'ReleasePlace') return Either.right(state.has(endpoint_id) ? [new WebhookEndpointPlaceReleased({ org_id, endpoint_id, at: now })] : [])
-    if (state.has(endpoint_id)) return Either.right([])
-    if (new Set([...state, ...command.existing]).size >= MAX_WEBHOOK_ENDPOINTS_PER_ORG) {
-      return Either.left(new ValidationFailed({ errors: [fieldError('url', 'webhook_endpoint_limit_reached', `an organization may have at most ${MAX_WEBHOOK_ENDPOINTS_PER_ORG} webhook endpoints; delete one first`)] }))
-    }
-    return Either.right([new WebhookEndpointPlaceClaimed({ org_id, endpoint_id, at: now })])
-  },
-}
+export const webhookEndpointQuotaDecider = placeQuotaDecider<WebhookEndpointQuotaCommand, WebhookEndpointQuotaEvent>({
+  limit: MAX_WEBHOOK_ENDPOINTS_PER_ORG,
+  placeOf: (command) => command.endpoint_id,
+  eventPlace: (event) => ({ place: event.endpoint_id, claimed: event._tag === 'WebhookEndpointPlaceClaimed' }),
+  heldElsewhere: (command) => command.existing,
+  claimed: ({ org_id, endpoint_id, now }) => new WebhookEndpointPlaceClaimed({ org_id, endpoint_id, at: now }),
+  released: ({ org_id, endpoint_id, now }) => new WebhookEndpointPlaceReleased({ org_id, endpoint_id, at: now }),
+  full: () => new ValidationFailed({ errors: [fieldError('url', 'webhook_endpoint_limit_reached', `an organization may have at most ${MAX_WEBHOOK_ENDPOINTS_PER_ORG} webhook endpoints; delete one first`)] }),
+})

@@ -45,6 +45,31 @@ export class WebhookEndpointRecovered extends Schema.TaggedClass<WebhookEndpoint
   recovered_at: Schema.String,
 }) {}
 
+/** A delivery got no answer (timeout, refused or reset connection): one more toward opening the circuit. */
+export class WebhookEndpointUnreachable extends Schema.TaggedClass<WebhookEndpointUnreachable>()('WebhookEndpointUnreachable', {
+  endpoint_id: Schema.String,
+  at: Schema.String,
+}) {}
+
+/**
+ * The circuit breaker opened (domain/webhook/circuit.ts): deliveries wait until `retry_at`, then one probe is sent.
+ * `trips` counts the openings since it last closed (the cool-down doubles with each).
+ */
+export class WebhookEndpointCircuitOpened extends Schema.TaggedClass<WebhookEndpointCircuitOpened>()('WebhookEndpointCircuitOpened', {
+  endpoint_id: Schema.String,
+  org_id: Schema.String,
+  opened_at: Schema.String,
+  retry_at: Schema.String,
+  unreachable: Schema.Number,
+  trips: Schema.Number,
+}) {}
+
+/** The endpoint answered: its run of unreachable attempts ends and an open circuit closes. */
+export class WebhookEndpointCircuitClosed extends Schema.TaggedClass<WebhookEndpointCircuitClosed>()('WebhookEndpointCircuitClosed', {
+  endpoint_id: Schema.String,
+  closed_at: Schema.String,
+}) {}
+
 /** The previous secret keeps signing beside the new one until `previous_valid_until`. */
 export class WebhookSecretRotated extends Schema.TaggedClass<WebhookSecretRotated>()('WebhookSecretRotated', {
   endpoint_id: Schema.String,
@@ -68,6 +93,7 @@ export class WebhookEndpointDeleted extends Schema.TaggedClass<WebhookEndpointDe
 export const WebhookEndpointEvent = Schema.Union(
   WebhookEndpointCreated, WebhookEndpointUpdated, WebhookEndpointDisabled, WebhookEndpointFailing, WebhookEndpointRecovered,
   WebhookSecretRotated, WebhookPingRequested, WebhookEndpointDeleted,
+  WebhookEndpointUnreachable, WebhookEndpointCircuitOpened, WebhookEndpointCircuitClosed,
 )
 export type WebhookEndpointEvent = typeof WebhookEndpointEvent.Type
 

@@ -9,24 +9,18 @@ import type { RecipeOutcome } from '../../domain/recipe/outcomes.js'
 import { schemaProblems } from '../../domain/recipe/schemas.js'
 import { renderForm, renderJson, renderQuery, renderText, renderUrl, type TemplateScope } from '../../domain/recipe/template.js'
 import { stepName } from '../../domain/recipe/lint.js'
-import type { Assertion, Contract, Derivation, Extractor, Locator, Recipe, RequestTemplate, Step } from '../../domain/recipe/types.js'
+import type { Contract, Derivation, Locator, Recipe, RequestTemplate, Step } from '../../domain/recipe/types.js'
 import type { PageSnapshot, ScriptedPage } from '../browser/scripted-page.js'
-import { applyTransforms } from '../extraction/transforms.js'
-import { PageContext } from '../extraction/page.js'
-import { locate, locateItems } from './locate.js'
+import { offThreadSelection, type RecipeSelection } from './off-thread.js'
+import { Ended, type RecipeHttpResponse } from './selection.js'
+
+export type { RecipeHttpResponse } from './selection.js'
 
 export interface RecipeHttpRequest {
   readonly method: 'GET' | 'POST'
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
   readonly body?: string
-}
-export interface RecipeHttpResponse {
-  readonly status: number
-  /** Lower-case names. */
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: string
-  readonly url: string
 }
 export type FetchAnswer =
   | { readonly ok: true; readonly response: RecipeHttpResponse }
@@ -43,6 +37,11 @@ export interface RecipeRunRequest {
   readonly fetch: RecipeFetch
   /** The page browser steps drive (contracts on a browser engine); without it they end the run in `error`. */
   readonly browser?: ScriptedPage
+  /**
+   * Where the work on page content runs: the CPU pool, in the lane of `org` (the job's organization), each step
+   * with a hard deadline (off-thread.ts). Default: the pool, in a lane of its own.
+   */
+  readonly selection?: RecipeSelection
 }
 
 /** How long `wait_for_selector` waits when the step names no timeout_ms. */
@@ -59,55 +58,9 @@ export interface RecipeRunResult {
   readonly matched: Readonly<Record<string, number>>
 }
 
-/** One response as the assertions and extractors see it. */
-interface Fetched {
-  readonly response: RecipeHttpResponse
-  readonly page: PageContext
-}
-
-class Ended extends Error {
-  constructor(readonly outcome: RecipeOutcome, readonly detail: string) { super(detail) }
-}
-
-const pageOf = (response: RecipeHttpResponse) => {
-  const contentType = response.headers['content-type']
-  const markup = !contentType || /html|xml/i.test(contentType)
-  return new PageContext({ url: response.url, body: response.body, ...(markup ? { html: response.body } : {}), ...(contentType ? { contentType } : {}) })
-}
-
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
-
-const holds = (assertion: Assertion, fetched: Fetched, scope: TemplateScope): boolean => {
-  const { response, page } = fetched
-  if (assertion.status && !assertion.status.includes(response.status)) return false
-  if (assertion.header) {
-    const value = response.headers[assertion.header.name.toLowerCase()]
-    if (value === undefined || (assertion.header.equals !== undefined && value !== assertion.header.equals)) return false
-  }
-  if (assertion.contains !== undefined && !response.body.includes(assertion.contains)) return false
-  if (assertion.select) {
-    const found = locate(assertion.select, page, scope)
-    if (!found) return false
-    if (assertion.equals !== undefined && !sameJson(found.values[0], assertion.equals)) return false
-  }
-  return true
-}
-
-/**
- * The outcome a response decides, if any: the first assertion that holds; without one, HTTP 429 is rate_limited
- * and any other 4xx or 5xx an upstream_error. `ok_empty` is not an ending: it lets lists be empty.
- */
-const classify = (assertions: readonly Assertion[], step: string, fetched: Fetched, scope: TemplateScope): Assertion['outcome'] | null => {
-  const decided = assertions.find((a) => (a.step === undefined || a.step === step) && holds(a, fetched, scope))
-  if (decided) return decided.outcome
-  const { status } = fetched.response
-  if (status === 429) return 'rate_limited'
-  if (status >= 400) return 'upstream_error'
-  return null
-}
-
 export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult> => {
   const { recipe, contract } = run
+  const selection = run.selection ?? offThreadSelection('recipe')
   const impl = contract.implementation
   const vars: Record<string, unknown> = {}
   for (const [name, lookup] of Object.entries(impl.lookups ?? {})) {
@@ -119,7 +72,7 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
       if (filled.ok) vars[name] = filled.value
     } else if (typeof value === 'string' && Object.prototype.hasOwnProperty.call(lookup.map, value)) vars[name] = lookup.map[value]
   }
-  const pages = new Map<string, Fetched[]>()
+  const pages = new Map<string, RecipeHttpResponse[]>()
   const matched: Record<string, number> = {}
   let fetchedCount = 0
   /** Steps whose responses carried a positive "no results" marker (an ok_empty assertion). */
@@ -131,15 +84,15 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
     ({ input: run.input, vars, ...(page !== undefined ? { page } : {}), ...(cursor !== undefined ? { cursor } : {}) })
 
   /** A response the assertions accepted (an ok_empty marker is noted); any other classification ends the run. */
-  const classified = (response: RecipeHttpResponse, step: string, what: string): Fetched => {
-    const fetched = { response, page: pageOf(response) }
-    const outcome = classify(impl.assertions, step, fetched, scope())
+  const classified = async (response: RecipeHttpResponse, step: string, what: string): Promise<RecipeHttpResponse> => {
+    const outcome = await selection.classify(impl.assertions, step, response, scope())
     if (outcome === 'ok_empty') emptySteps.add(step)
     else if (outcome !== null) throw new Ended(outcome, `${step}: ${what} ${new URL(response.url).pathname} answered HTTP ${response.status}, classified ${outcome}`)
-    return fetched
+    return response
   }
+  const locate = async (chain: readonly Locator[], response: RecipeHttpResponse) => (await selection.locate([chain], response, scope()))[0]!
 
-  const fetchOne = async (request: RecipeHttpRequest, step: string): Promise<Fetched> => {
+  const fetchOne = async (request: RecipeHttpRequest, step: string): Promise<RecipeHttpResponse> => {
     const answer = await run.fetch(request)
     fetchedCount += 1
     if (!answer.ok) throw new Ended(answer.outcome, answer.message)
@@ -158,7 +111,7 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
   const settle = async () => {
     if (!opened?.changed) return
     const page = opened
-    pages.set(page.name, [classified(rendered(await browser(page.name).snapshot(), page.url), page.name, 'the page at')])
+    pages.set(page.name, [await classified(rendered(await browser(page.name).snapshot(), page.url), page.name, 'the page at')])
     page.changed = false
   }
   const openPage = (step: string) => {
@@ -195,7 +148,7 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
   const runStep = async (step: Step, index: number) => {
     const name = stepName(step, index)
     if ('request' in step) {
-      let fetched: Fetched
+      let fetched: RecipeHttpResponse
       try {
         fetched = await fetchOne(build(step.request), name)
       } catch (e) {
@@ -205,34 +158,36 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
         return
       }
       pages.set(name, [fetched])
+      // One at a time: a binding's `where` may read a variable bound just before it.
       for (const [variable, binding] of Object.entries(step.request.bind ?? {})) {
-        const found = locate(binding.locators, fetched.page, scope())
+        const found = await locate(binding.locators, fetched)
         if (!found) throw new Ended('layout_changed', `${name}: nothing found for ${variable}`)
         vars[variable] = found.values[0]
       }
     } else if ('paginate' in step) {
       const { start = 1, page_step: pageStep = 1, cursor: cursorAt } = step.paginate
-      const fetchedPages: Fetched[] = []
+      const fetchedPages: RecipeHttpResponse[] = []
       pages.set(name, fetchedPages)
       let cursor: string | undefined
       const sitePages = step.paginate.last_page === undefined ? Infinity : Math.floor((step.paginate.last_page - start) / pageStep) + 1
       for (let n = 0; n < Math.min(run.maxPages, sitePages); n += 1) {
         const fetched = await fetchOne(build(step.paginate, start + n * pageStep, cursor), name)
         fetchedPages.push(fetched)
-        const items = locate(step.paginate.items, fetched.page, scope())
+        // The items and the cursor of a page in one task.
+        const [items, cursorFound] = await selection.locate(cursorAt ? [step.paginate.items, cursorAt] : [step.paginate.items], fetched, scope())
         if ((items?.values.length ?? 0) < step.paginate.page_size) break
         if (cursorAt) {
-          const next = nextCursor(cursorAt, fetched.page, scope())
+          const next = cursorOf(cursorFound?.values[0])
           if (next === undefined || next === cursor) break
           cursor = next
         }
       }
     } else if ('follow' in step) {
       const from = pages.get(step.follow.page ?? 'main')?.[0]
-      const found = from ? locate(step.follow.locators, from.page, scope()) : null
+      const found = from ? await locate(step.follow.locators, from) : null
       if (!found || typeof found.values[0] !== 'string') throw new Ended('layout_changed', `${name}: no URL to follow`)
       let url: URL
-      try { url = new URL(found.values[0], from!.response.url) } catch { throw new Ended('layout_changed', `${name}: the URL to follow is not a URL`) }
+      try { url = new URL(found.values[0], from!.url) } catch { throw new Ended('layout_changed', `${name}: the URL to follow is not a URL`) }
       if (!recipe.hosts.includes(url.origin)) throw new Ended('error', `${name}: the URL to follow leaves the recipe's hosts`)
       const query = renderQuery(step.follow.query ?? {}, scope())
       if (!query.ok) throw new Ended('error', `${name}: ${query.error}`)
@@ -247,7 +202,7 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
       fetchedCount += 1
       if (!answer.ok) throw new Ended(answer.outcome, answer.message)
       opened = { name, url: url.value, changed: false }
-      pages.set(name, [classified(rendered(answer.snapshot, url.value), name, 'GET')])
+      pages.set(name, [await classified(rendered(answer.snapshot, url.value), name, 'GET')])
     } else if ('click' in step) {
       openPage(name)
       await onElement(name, browser(name).click(step.click.locators, step.click.timeout_ms), 'click')
@@ -272,12 +227,14 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
     for (const [name, derivation] of Object.entries(impl.derive ?? {})) vars[name] = derived(name, derivation, run.input)
     for (const [index, step] of impl.steps.entries()) await runStep(step, index)
     await settle()
-    const extracted: Record<string, unknown> = {}
     const firstPage = stepName(impl.steps[0]!, 0)
-    for (const [name, extractor] of Object.entries(impl.extract)) {
+    const done = await selection.extract(Object.entries(impl.extract).map(([name, extractor]) => {
       const page = extractor.page ?? firstPage
-      extracted[name] = skippedSteps.has(page) ? absent(extractor) : extract(name, extractor, pages.get(page) ?? [], emptySteps.has(page), { matched, scope: scope() })
-    }
+      return { name, extractor, responses: pages.get(page) ?? [], empty: emptySteps.has(page), skipped: skippedSteps.has(page) }
+    }), scope())
+    Object.assign(matched, done.matched)
+    if (!done.ok) throw new Ended(done.outcome, done.detail)
+    const { extracted } = done
     const output = fillOutput(impl.output, { extract: extracted, input: run.input, vars, attribution: recipe.attribution ?? null })
     const problems = schemaProblems(contract.output_schema, output)
     if (problems.length > 0) return { outcome: 'schema_invalid', pages: fetchedCount, detail: `${problems[0]!.pointer || '/'}: ${problems[0]!.message}`, matched }
@@ -292,9 +249,8 @@ export const runRecipe = async (run: RecipeRunRequest): Promise<RecipeRunResult>
   }
 }
 
-/** The next page's cursor a page names: a non-empty string or a number; anything else means there is no next page. */
-const nextCursor = (locators: readonly Locator[], page: PageContext, scope: TemplateScope): string | undefined => {
-  const value = locate(locators, page, scope)?.values[0]
+/** The next page's cursor as a page names it: a non-empty string or a number; anything else means there is no next page. */
+const cursorOf = (value: unknown): string | undefined => {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value)
   return typeof value === 'string' && value !== '' ? value : undefined
 }
@@ -305,50 +261,6 @@ const derived = (name: string, derivation: Derivation, input: Readonly<Record<st
   const match = typeof value === 'string' ? new RegExp(derivation.pattern).exec(value) : null
   if (match?.[1] === undefined) throw new Ended('error', `derive ${name}: input ${derivation.input} does not match its pattern`)
   return match[1]
-}
-
-/** Where extractors record the locator that matched, and the values a `where` compares with. */
-interface ExtractContext {
-  readonly matched: Record<string, number>
-  readonly scope: TemplateScope
-}
-
-const valueOf = (extractor: Extract<Extractor, { locators: unknown }>, page: PageContext, name: string, context: ExtractContext): unknown => {
-  const { matched } = context
-  const found = locate(extractor.locators, page, context.scope)
-  if (!found) {
-    if (extractor.required === false) return extractor.all && extractor.join === undefined ? [] : null
-    throw new Ended('layout_changed', `nothing found for ${name}`)
-  }
-  matched[name] = found.matched
-  const transformed = found.values.map((v) => (extractor.transform ? applyTransforms(v, extractor.transform, page.page.url) : v))
-  if (!extractor.all) return transformed[0]
-  return extractor.join === undefined ? transformed : transformed.filter((v) => typeof v === 'string').join(extractor.join)
-}
-
-/** What an extractor gives when its page comes from an optional step that was skipped. */
-const absent = (extractor: Extractor): unknown => ('each' in extractor || (extractor.all && extractor.join === undefined) ? [] : null)
-
-/**
- * A value extractor reads the first response of its page; a list extractor walks the items of every response of
- * its page (all pages of a pagination). An empty list is an answer only with a positive "no results" marker
- * (an ok_empty assertion); otherwise the layout changed.
- */
-const extract = (name: string, extractor: Extractor, fetched: readonly Fetched[], empty: boolean, context: ExtractContext): unknown => {
-  if (fetched.length === 0) throw new Ended('error', `${name}: its page was never fetched`)
-  if (!('each' in extractor)) return valueOf(extractor, fetched[0]!.page, name, context)
-  const rows: Record<string, unknown>[] = []
-  for (const { page } of fetched) {
-    const items = locateItems(extractor.each, page, context.scope)
-    if (!items) continue
-    context.matched[name] = items.matched
-    for (const item of items.items) {
-      const row = Object.fromEntries(Object.entries(extractor.fields).map(([field, value]) => [field, valueOf(value, item, `${name}.${field}`, context)]))
-      rows.push(extractor.position === undefined ? row : { [extractor.position]: rows.length + 1, ...row })
-    }
-  }
-  if (rows.length === 0 && !empty) throw new Ended('layout_changed', `no items found for ${name} and no "no results" marker`)
-  return rows
 }
 
 interface OutputScope {

@@ -8,6 +8,12 @@ import { normalizeHtml, type Normalized } from '../../domain/detection/normalize
 import type { ExtractionResult, ExtractionSpec } from '../../domain/extraction.js'
 import { runExtraction, type PageInput } from '../extraction/index.js'
 import { selectNodes } from '../extraction/select.js'
+import type { TemplateScope } from '../../domain/recipe/template.js'
+import type { Assertion, Locator } from '../../domain/recipe/types.js'
+import type { Located } from '../recipe/locate.js'
+import { classify, extractAll, locateAll, type ExtractedAll, type ExtractorInput, type RecipeHttpResponse } from '../recipe/selection.js'
+import { needleIn, observe } from '../../domain/content-monitor/rules.js'
+import type { Rule, Snapshot } from '../../domain/content-monitor/events.js'
 
 export interface CpuTasks {
   /** A job's extraction hooks over its page. */
@@ -21,6 +27,23 @@ export interface CpuTasks {
   readonly diff: { readonly input: { readonly before: readonly string[]; readonly after: readonly string[] }; readonly output: ContentDiff }
   /** The `reader` artifact (Readability and turndown). */
   readonly reader: { readonly input: { readonly html: string; readonly url: string }; readonly output: string }
+  /** A recipe response's assertions (fetchers/recipe/selection.ts). */
+  readonly recipe_classify: {
+    readonly input: { readonly assertions: readonly Assertion[]; readonly step: string; readonly response: RecipeHttpResponse; readonly scope: TemplateScope }
+    readonly output: Assertion['outcome'] | null
+  }
+  /** A recipe step's locator chains over one response. */
+  readonly recipe_locate: {
+    readonly input: { readonly chains: readonly (readonly Locator[])[]; readonly response: RecipeHttpResponse; readonly scope: TemplateScope }
+    readonly output: (Located | null)[]
+  }
+  /** A recipe run's extractors over its responses. */
+  readonly recipe_extract: { readonly input: { readonly extractors: readonly ExtractorInput[]; readonly scope: TemplateScope }; readonly output: ExtractedAll }
+  /** A content-monitor run's snapshot of an answer and its text rule's needle (domain/content-monitor/rules.ts). */
+  readonly observe: {
+    readonly input: { readonly body: string; readonly statusCode: number | null; readonly contentLength: number; readonly capturedAt: string; readonly rule: Rule }
+    readonly output: { readonly snapshot: Snapshot; readonly needle_present: boolean | null }
+  }
 }
 
 export type CpuTaskKind = keyof CpuTasks
@@ -39,6 +62,13 @@ const HANDLERS: { readonly [K in CpuTaskKind]: (input: CpuTasks[K]['input']) => 
   diff: ({ before, after }) => diffLines(before, after),
   // Loaded on first use: Readability, linkedom and turndown would slow every worker's start for a rare artifact.
   reader: async ({ html, url }) => (await import('../browser/reader.js')).readerMarkdown(html, url),
+  recipe_classify: ({ assertions, step, response, scope }) => classify(assertions, step, response, scope),
+  recipe_locate: ({ chains, response, scope }) => locateAll(chains, response, scope),
+  recipe_extract: ({ extractors, scope }) => extractAll(extractors, scope),
+  observe: ({ rule, ...page }) => {
+    const observed = observe(page)
+    return { snapshot: observed.snapshot, needle_present: needleIn(rule, observed.text) }
+  },
 }
 
 export const runTask = async (task: CpuTask): Promise<unknown> => (HANDLERS[task.kind] as (input: unknown) => unknown)(task.input)

@@ -33,7 +33,7 @@ export const webhooksRole = (config: Config, logger: Logger) => Effect.gen(funct
   yield* Effect.addFinalizer(() => Effect.promise(() => http.close()))
   const dispatcher = makeWebhookDispatcher({
     ladder: config.webhooks.retryLadder, timeoutMs: config.webhooks.timeoutMs, pollMs: config.webhooks.pollMs,
-    concurrency: config.webhooks.concurrency, orgConcurrency: config.webhooks.orgConcurrency, endpointConcurrency: config.webhooks.endpointConcurrency, linkTtlSeconds: config.artifactUrlTtlSeconds,
+    concurrency: config.webhooks.concurrency, orgConcurrency: config.webhooks.orgConcurrency, endpointConcurrency: config.webhooks.endpointConcurrency, circuit: config.webhooks.circuit, linkTtlSeconds: config.artifactUrlTtlSeconds,
     http, openSecret: (sealed) => (SecretBox.isSealed(sealed) ? box.open(sealed) : sealed),
     dueDeliveries: dueWebhookDeliveries, nextAttemptAt: nextWebhookAttemptAt, endpointVersion: webhookEndpointVersion, log: logger.error, metrics: yield* Metrics,
   })

@@ -9,10 +9,11 @@ const WHILE_DOWN = 20
 const site = await startFixtureSite()
 const receiverPort = await freePort()
 const dataDir = tempDataDir('webhook-crash')
-// Retries every second, so the whole test fits in a minute; the ladder itself is checked with a manual clock.
+// Retries every second, so the whole test fits in a minute; the ladder itself is checked with a manual clock. The
+// refused connections open the endpoint's circuit breaker: its cool-down is a second too (the breaker has its own test).
 const env = {
   DATA_DIR: dataDir, SSRF_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${receiverPort}`,
-  WEBHOOK_RETRY_SCHEDULE: Array(60).fill('1').join(','), WEBHOOK_POLL_MS: '100',
+  WEBHOOK_RETRY_SCHEDULE: Array(60).fill('1').join(','), WEBHOOK_POLL_MS: '100', WEBHOOK_CIRCUIT_COOLDOWN_MS: '1000',
 }
 t.teardown(() => site.close())
 

@@ -2,6 +2,10 @@ import t from 'tap'
 import { lintRecipe } from '../../domain/recipe/lint.js'
 import type { Contract, Recipe } from '../../domain/recipe/types.js'
 import { runRecipe, type RecipeHttpRequest } from '../../fetchers/recipe/runtime.js'
+import { closeCpuPool } from '../../fetchers/workers/index.js'
+
+// The recipe runtime's page work runs in the CPU pool's workers.
+t.teardown(closeCpuPool)
 
 /**
  * Cursor pagination, page_step and derived variables in the runtime, on a small recipe answered by a scripted site:

@@ -2,6 +2,10 @@ import t from 'tap'
 import { lintRecipe } from '../../domain/recipe/lint.js'
 import type { Recipe } from '../../domain/recipe/types.js'
 import { runRecipe, type RecipeHttpRequest, type RecipeHttpResponse } from '../../fetchers/recipe/runtime.js'
+import { closeCpuPool } from '../../fetchers/workers/index.js'
+
+// The recipe runtime's page work runs in the CPU pool's workers.
+t.teardown(closeCpuPool)
 
 /**
  * The language's embedded JSON (`json`: cut between literal markers, parsed, JSONPath applied, nested for JSON in

@@ -6,6 +6,10 @@ import { schemaProblems } from '../../domain/recipe/schemas.js'
 import { runRecipe } from '../../fetchers/recipe/runtime.js'
 import { DEFAULT_RECIPES_DIR, loadRecipeCatalogue } from '../../infra/recipes.js'
 import { fixtureFetch, fixtureFor, fixturesOf } from '../helpers/recipe-fixtures.js'
+import { closeCpuPool } from '../../fetchers/workers/index.js'
+
+// The recipe runtime's page work runs in the CPU pool's workers.
+t.teardown(closeCpuPool)
 
 /**
  * Every shipped light recipe against its offline fixtures (the site's real response formats): outcome and output

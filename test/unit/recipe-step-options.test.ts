@@ -1,6 +1,10 @@
 import t from 'tap'
 import { runRecipe, type RecipeHttpRequest } from '../../fetchers/recipe/runtime.js'
 import type { Contract, Recipe } from '../../domain/recipe/types.js'
+import { closeCpuPool } from '../../fetchers/workers/index.js'
+
+// The recipe runtime's page work runs in the CPU pool's workers.
+t.teardown(closeCpuPool)
 
 /**
  * Step options of the recipe language: a paginate step stops at the site's own page-depth limit (`last_page`) even

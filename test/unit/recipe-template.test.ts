@@ -3,6 +3,10 @@ import { renderForm, renderJson, renderUrl } from '../../domain/recipe/template.
 import { runRecipe, type RecipeHttpRequest } from '../../fetchers/recipe/runtime.js'
 import { DEFAULT_RECIPES_DIR, loadRecipeCatalogue } from '../../infra/recipes.js'
 import { fixturesOf } from '../helpers/recipe-fixtures.js'
+import { closeCpuPool } from '../../fetchers/workers/index.js'
+
+// The recipe runtime's page work runs in the CPU pool's workers.
+t.teardown(closeCpuPool)
 
 /**
  * The template engine puts input values only into URL paths and queries (encoded), JSON bodies and form values.

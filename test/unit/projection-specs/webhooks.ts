@@ -16,6 +16,8 @@ const ORG = 'org-w'
 const at = (minute: number) => new Date(Date.UTC(2026, 4, 1, 7, minute)).toISOString()
 const SECRETS = ['whsec_first-secret-of-e1', 'whsec_second-secret-of-e1', 'whsec_secret-of-e2']
 
+const CIRCUIT = { threshold: 2, cooldownMs: 60_000, maxCooldownMs: 600_000 }
+
 type WithoutEndpointId<C> = C extends unknown ? Omit<C, 'endpoint_id'> : never
 
 const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
@@ -60,8 +62,15 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   await schedule('d3', 'e1', 'job.failed', 11)
   await attempt('d3', 1, 11, { status_code: null, error: 'connection refused', outcome: 'retrying', next_attempt_at: at(12) })
   await attempt('d3', 2, 12, { status_code: null, error: 'connection refused', outcome: 'exhausted', next_attempt_at: null })
+  // Two attempts without an answer open e1's circuit (threshold 2); the replay's success below closes it.
+  await dispatcher('e1')({ _tag: 'RecordUnreachable', policy: CIRCUIT, now: at(11) })
+  await dispatcher('e1')({ _tag: 'RecordUnreachable', policy: CIRCUIT, now: at(12) })
   await delivery('d3')({ _tag: 'ReplayDelivery', delivery_id: 'd3', endpoint_id: 'e1', now: at(20) })
   await attempt('d3', 3, 20, { status_code: 204, error: null, outcome: 'succeeded', next_attempt_at: null })
+  await dispatcher('e1')({ _tag: 'RecordAnswered', now: at(20) })
+  // e2's receiver stops answering before its 410: its circuit stays open in the document.
+  await dispatcher('e2')({ _tag: 'RecordUnreachable', policy: CIRCUIT, now: at(16) })
+  await dispatcher('e2')({ _tag: 'RecordUnreachable', policy: CIRCUIT, now: at(17) })
   // e2: the receiver answers 410 Gone: the endpoint is disabled and its other pending delivery cancelled.
   await schedule('d4', 'e2', 'job.failed', 21)
   await schedule('d5', 'e2', 'job.failed', 21)
@@ -94,9 +103,11 @@ const expectations: Readonly<Record<string, (t: Test, documents: Documents) => v
     t.match(byId(webhook_endpoints!, 'e1'), {
       org_id: ORG, url: 'https://hooks.example.com/a', enabled_events: ['job.succeeded', 'job.failed'], description: null,
       enabled: false, deleted: true, disabled_reason: null, secret_rotated_at: at(8), created_at: at(0), updated_at: at(30),
+      circuit: { opened_at: null, retry_at: null },
     })
     t.match(byId(webhook_endpoints!, 'e2'), {
       enabled: false, deleted: false, disabled_reason: 'gone', disabled_message: 'the receiver answered 410 Gone', secret_rotated_at: null, updated_at: at(21),
+      circuit: { opened_at: at(17), retry_at: at(18) },
     })
     const text = JSON.stringify(webhook_endpoints)
     t.notOk(SECRETS.some((secret) => text.includes(secret)) || text.includes('"secret"'), 'no signing secret in the endpoint documents')
