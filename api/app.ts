@@ -29,6 +29,7 @@ import { orgRoutes } from './v1/org.js'
 import { webhookRoutes } from './v1/webhooks.js'
 import { recipeRoutes } from './v1/recipes.js'
 import { retentionRoutes } from './v1/retention.js'
+import { lazySerializers, lazyValidator } from './lazy-compilers.js'
 
 export interface AppOptions {
   readonly logger?: boolean | object
@@ -63,6 +64,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
     trustProxy: options.trustProxy ?? false,
     bodyLimit: 2 * 1024 * 1024,
     ajv: { customOptions: { strict: false } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     return503OnClosing: true,
     // One correlation-id source: the request id doubles as the correlation id of the events the request causes.
     requestIdHeader: false,
@@ -79,7 +81,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   capConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress)
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart === 'body') return () => true
-    return queryAjv.compile(schema)
+    return lazyValidator(() => queryAjv.compile(schema))
   })
   const methods = makeMethodIndex()
   // A request no route takes is answered 404 or 405 even when reading it failed first (QUERY without a Content-Type
