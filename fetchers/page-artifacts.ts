@@ -46,15 +46,14 @@ export const commonArtifacts = async (orgId: string, spec: JobSpec, page: PageCo
     artifacts.push({ artifact_type: 'response_body', content_type: page.responseContentType ?? 'application/octet-stream', bytes: page.responseBody })
   }
   if (options.include_extraction && spec.extraction) {
-    const body = page.responseBody ? new TextDecoder().decode(page.responseBody) : undefined
     const result = await offThread(orgId, 'extract', {
       spec: spec.extraction,
       page: {
         url: page.url,
         ...(page.html !== undefined ? { html: page.html } : {}),
-        ...(body !== undefined ? { body } : {}),
         ...(page.responseContentType ? { contentType: page.responseContentType } : {}),
       },
+      ...(page.responseBody ? { bodyBytes: page.responseBody } : {}),
     }, EXTRACTION_DEADLINE_MS)
     artifacts.push(jsonArtifact('json', valueOf(result, 'extraction')))
   }

@@ -16,8 +16,11 @@ import { needleIn, observe } from '../../domain/content-monitor/rules.js'
 import type { Rule, Snapshot } from '../../domain/content-monitor/events.js'
 
 export interface CpuTasks {
-  /** A job's extraction hooks over its page. */
-  readonly extract: { readonly input: { readonly spec: ExtractionSpec; readonly page: PageInput }; readonly output: ExtractionResult }
+  /**
+   * A job's extraction hooks over its page; the raw response comes as bytes (`bodyBytes`, decoded to the page's `body`
+   * here): decoding a large page is work the main thread need not do, and bytes copy faster than a string.
+   */
+  readonly extract: { readonly input: { readonly spec: ExtractionSpec; readonly page: PageInput; readonly bodyBytes?: Uint8Array }; readonly output: ExtractionResult }
   /** Change detection's modes `text` and `selector` (domain/detection/normalize.ts). */
   readonly normalize_html: {
     readonly input: { readonly html: string; readonly selector: string | null; readonly ignoreSelectors: readonly string[] }
@@ -50,7 +53,7 @@ export type CpuTaskKind = keyof CpuTasks
 export type CpuTask = { readonly [K in CpuTaskKind]: { readonly kind: K; readonly input: CpuTasks[K]['input'] } }[CpuTaskKind]
 
 const HANDLERS: { readonly [K in CpuTaskKind]: (input: CpuTasks[K]['input']) => CpuTasks[K]['output'] | Promise<CpuTasks[K]['output']> } = {
-  extract: ({ spec, page }) => runExtraction(spec, page),
+  extract: ({ spec, page, bodyBytes }) => runExtraction(spec, bodyBytes ? { ...page, body: new TextDecoder().decode(bodyBytes) } : page),
   normalize_html: ({ html, selector, ignoreSelectors }) => {
     try {
       return normalizeHtml(html, { selector, ignoreSelectors, select: selectNodes })
