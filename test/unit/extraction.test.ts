@@ -276,18 +276,24 @@ t.test('XPath runtime errors are hook errors; deep nesting is handled up to the 
 })
 
 t.test('the page is parsed once per job, whatever the number of hooks', async (t) => {
-  let loads = 0
-  const { PageContext } = await t.mockImport<typeof import('../../fetchers/extraction/page.js')>('../../fetchers/extraction/page.js', {
-    cheerio: { ...cheerio, load: (...args: Parameters<typeof cheerio.load>) => { loads++; return cheerio.load(...args) } },
-  })
+  /** Records every parsed document a hook asked the page for: one parse per job gives one. */
+  class CountingPage extends PageContext {
+    readonly parsed = new Set<unknown>()
+    override dom() {
+      const $ = super.dom()
+      if ($) this.parsed.add($)
+      return $
+    }
+  }
   const c = cases.find((x) => x.page === 'product-grid.html')!
   // html_text parses its own small fragments; leave it out to count page parses only.
   const hooks = c.hooks.map(({ expect: _, ...hook }) => hook)
     .map((h) => (h.type === 'records' ? { ...h, fields: Object.fromEntries(Object.entries(h.fields as object).filter(([name]) => name !== 'tooltip')) } : h))
   t.ok(new Set(hooks.map((h) => h.type)).size >= 4)
-  const result = await runHooks(spec(hooks), new PageContext(pageOf(c)))
+  const page = new CountingPage(pageOf(c))
+  const result = await runHooks(spec(hooks), page)
   t.equal(result.hooks.length, hooks.length)
   const expected = c.hooks.map((h) => h.expect.result)
   t.same(result.hooks.map((h) => h.result).filter((_, i) => hooks[i].type !== 'records'), expected.filter((_, i) => hooks[i].type !== 'records'))
-  t.equal(loads, 1, 'one cheerio.load for the css, xpath, regex and records hooks together')
+  t.equal(page.parsed.size, 1, 'one parsed document for the css, xpath, regex and records hooks together')
 })
