@@ -2,6 +2,7 @@ import t from 'tap'
 import { chooseContract } from '../../domain/recipe/contracts.js'
 import { schemaProblems } from '../../domain/recipe/schemas.js'
 import { runRecipe } from '../../fetchers/recipe/runtime.js'
+import { closeCpuPool } from '../../fetchers/workers/index.js'
 import { DEFAULT_RECIPES_DIR, loadRecipeCatalogue } from '../../infra/recipes.js'
 import { fixtureFetch, fixturesOf, type RecipeFixture } from '../helpers/recipe-fixtures.js'
 
@@ -10,6 +11,7 @@ import { fixtureFetch, fixturesOf, type RecipeFixture } from '../helpers/recipe-
  * newest, 2, outputs `size` from the registry's version document (`dist.unpackedSize`); contract 1, pinned, still
  * outputs `unpacked_size` from the npm website's package document, as it always did.
  */
+t.teardown(closeCpuPool)
 const recipe = loadRecipeCatalogue(DEFAULT_RECIPES_DIR).get('js-package')!
 const ok = fixturesOf('js-package').find((f) => f.name === 'ok')!
 const registry = ok.responses.find((r) => r.url.startsWith('https://npm-registry.invalid/'))!
