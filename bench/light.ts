@@ -14,7 +14,7 @@ import { rawLightFetch, stopRawLightClient } from './raw-light-fetch.js'
 import { runCrawleeBaseline } from './crawlee-baseline.js'
 import { fmt, percentile, pool } from './stats.js'
 import { serviceClient } from './service-client.js'
-import { processCpuMs } from './process-cpu.js'
+import { processCpuMs, settled } from './process-cpu.js'
 
 const N = Number(process.env.BENCH_JOBS ?? 300)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
@@ -68,6 +68,7 @@ const runRawClient = async (count: number) => {
 }
 
 await runServiceJobs(Math.min(30, N)) // warm-up
+await settled(service.child.pid!)
 await runRawClient(Math.min(30, N))
 const svc = await runServiceJobs(N)
 const raw = await runRawClient(N)

@@ -30,3 +30,17 @@ export const processCpuMs = (pid: number): { readonly own: number; readonly main
     }
   } catch { return null }
 }
+
+/**
+ * Resolves once the process has been nearly idle (under 5% of a core) for half a second, or after `limitMs`: a
+ * service's start-up work (worker threads loading their code) must not be counted as the first measured jobs' cost.
+ */
+export const settled = async (pid: number, limitMs = 30_000): Promise<void> => {
+  const until = Date.now() + limitMs
+  while (Date.now() < until) {
+    const before = processCpuMs(pid)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const after = processCpuMs(pid)
+    if (!before || !after || after.own - before.own < 25) return
+  }
+}
