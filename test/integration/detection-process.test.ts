@@ -3,22 +3,17 @@
  * monitor runs are fed in as the monitor's run events and its job's stored page, exactly what the scheduler and the
  * fetcher leave behind, so this test needs neither.
  */
-import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Effect } from 'effect'
 import t from 'tap'
-import { encodeEvent } from '../../domain/events.js'
-import { JobSucceeded } from '../../domain/job/events.js'
-import { validateJobSpec } from '../../domain/job/spec.js'
 import type { DetectionConfig } from '../../domain/monitor/detection-config.js'
-import { MonitorCreated, MonitorRunCompleted, type MonitorEvent } from '../../domain/monitor/events.js'
-import { STREAMS, type DomainEvent } from '../../domain/streams.js'
+import { STREAMS } from '../../domain/streams.js'
 import { makeManualClock } from '../../infra/clock/manual.js'
-import { BlobStore } from '../../ports/blob-store.js'
 import { EventStore } from '../../ports/event-store.js'
 import { setOrgSummaries } from '../../commands/org-settings.js'
 import { startSmtpServer } from '../helpers/smtp.js'
+import { detectorFeed } from '../helpers/detector-feed.js'
 import { startService, waitFor } from '../helpers/service.js'
 import { startReceiver } from '../helpers/webhook-receiver.js'
 
@@ -39,53 +34,22 @@ t.teardown(async () => {
 })
 const org = await service.createOrg('pro')
 const metadata = { correlation_id: 'test', causation_id: null, actor: 'test' }
-
-const append = (stream: string, events: readonly DomainEvent[]) => service.run(Effect.gen(function* () {
-  const store = yield* EventStore
-  yield* store.append(stream, events.map((event) => ({
-    event_id: randomUUID(), ...encodeEvent(event), org_id: org.org_id, occurred_at: clock.now().toISOString(), metadata,
-  })), 'any')
-}))
-
-const monitorHistory = (monitorId: string) => service.run(Effect.flatMap(EventStore, (store) => store.readStream(STREAMS.monitor.stream(monitorId))))
+const feed = detectorFeed(service, org.org_id, clock)
+const { append, monitorHistory } = feed
 const monitorEvents = async (monitorId: string) => (await monitorHistory(monitorId)).map((r) => r.type)
-/** The types of a monitor's events about one run (a previous change's summary may land in between). */
-const runEvents = async (monitorId: string, runId: string) =>
-  (await monitorHistory(monitorId)).filter((r) => (r.data as { run_id?: string }).run_id === runId).map((r) => r.type)
+/** The types of a monitor's events about one run. */
+const runEvents = async (monitorId: string, runId: string) => (await feed.runRecords(monitorId, runId)).map((r) => r.type)
 
 const DETECTION: DetectionConfig = {
   enabled: true, mode: 'text', selector: null, ignore_selectors: [], min_change_ratio: 0, consecutive: 1, cooldown_seconds: 0,
   notify: { webhook: true, email: ['owner@example.com'], digest: null },
 }
 
-const createMonitor = async (detection: DetectionConfig, timezone = 'Europe/Berlin') => {
-  const monitorId = randomUUID()
-  const checked = validateJobSpec({ job_type: 'light', target_url: 'http://127.0.0.1:9/product' }, { allowlist: service.config.ssrfAllowlist, isTimeZone: () => true })
-  if (!checked.ok) throw new Error('invalid job')
-  await append(STREAMS.monitor.stream(monitorId), [new MonitorCreated({
-    monitor_id: monitorId, org_id: org.org_id, name: 'Shoe price', cron: '0 * * * *', timezone, job: checked.spec, overlap_policy: 'skip',
-    detection, tags: [], created_at: clock.now().toISOString(),
-  })])
-  return monitorId
-}
+const createMonitor = (detection: DetectionConfig, timezone = 'Europe/Berlin') =>
+  feed.createMonitor(detection, { name: 'Shoe price', timezone, targetUrl: 'http://127.0.0.1:9/product' })
 
-/** One delivered run: the job's stored page (as the fetcher leaves it) and the run's completion. */
-const deliver = async (monitorId: string, html: string) => {
-  const jobId = randomUUID()
-  const runId = randomUUID()
-  const key = `jobs/${org.org_id}/${jobId}/page`
-  const stored = await service.run(Effect.flatMap(BlobStore, (blobs) => blobs.put(key, new TextEncoder().encode(html), 'text/html')))
-  await append(STREAMS.job.stream(jobId), [new JobSucceeded({
-    job_id: jobId, manifest: {}, finished_at: clock.now().toISOString(),
-    artifacts: [{ artifact_id: 'page', artifact_type: 'html', content_type: 'text/html', size: stored.size, sha256: stored.sha256, blob_key: key, created_at: clock.now().toISOString() }],
-  })])
-  await append(STREAMS.monitor.stream(monitorId), [new MonitorRunCompleted({
-    monitor_id: monitorId, run_id: runId, job_id: jobId, status: 'delivered', detail: '', completed_at: clock.now().toISOString(),
-  }) as MonitorEvent])
-  // The detector's answer: the run's first event after its completion.
-  await waitFor(async () => (await runEvents(monitorId, runId)).length > 1, 20_000)
-  return (await runEvents(monitorId, runId))[1]
-}
+/** One delivered run (as the fetcher leaves it): the type of the detector's answer. */
+const deliver = async (monitorId: string, html: string) => (await feed.deliver(monitorId, html, 20_000)).type
 
 t.test('a monitor: baseline, noise is no change, a real change is one change with its diff, e-mail and unsubscribe', async (t) => {
   const monitorId = await createMonitor(DETECTION)
