@@ -1,4 +1,5 @@
 import t from 'tap'
+import { webhookEndpointCalls } from '../helpers/webhook-endpoints.js'
 import { makeManualClock } from '../../infra/clock/manual.js'
 import { startService, waitFor } from '../helpers/service.js'
 import { answerWith, startReceiver, type Answer } from '../helpers/webhook-receiver.js'
@@ -16,15 +17,7 @@ const svc = await startService({
 })
 t.teardown(async () => { await svc.close(); await hanging.close(); await sameOrg.close(); await otherOrg.close() })
 
-const endpoint = async (key: string, url: string) => {
-  const created = await svc.api('POST', '/v1/webhook-endpoints', { key, body: { url, enabled_events: ['job.completed'] } })
-  if (created.status !== 201) throw new Error(`endpoint creation answered ${created.status}: ${created.text}`)
-  return created.body.endpoint_id as string
-}
-const ping = async (key: string, endpointId: string) => {
-  const answer = await svc.api('POST', `/v1/webhook-endpoints/${endpointId}/test`, { key })
-  if (answer.status !== 202) throw new Error(`ping answered ${answer.status}: ${answer.text}`)
-}
+const { endpoint, ping } = webhookEndpointCalls(svc)
 const view = async (key: string, endpointId: string) => (await svc.api('GET', `/v1/webhook-endpoints/${endpointId}`, { key })).body
 const deliveries = async (key: string, endpointId: string) => (await svc.api('GET', `/v1/webhook-endpoints/${endpointId}/deliveries`, { key })).body.items as any[]
 const attempts = async (key: string, endpointId: string) => (await deliveries(key, endpointId)).reduce((n, d) => n + d.attempts.length, 0)

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { webhookEndpointCalls } from '../helpers/webhook-endpoints.js'
 import { startService, waitFor } from '../helpers/service.js'
 import { answerWith, startReceiver } from '../helpers/webhook-receiver.js'
 
@@ -12,15 +13,7 @@ const fast = await startReceiver(answerWith(200))
 const svc = await startService({ allowlist: [slow.allowlistEntry, fast.allowlistEntry], env: { WEBHOOK_TIMEOUT_MS: '120000', WEBHOOK_POLL_MS: '50' } })
 t.teardown(async () => { await slow.close(); await fast.close(); await svc.close() })
 
-const endpoint = async (key: string, url: string) => {
-  const created = await svc.api('POST', '/v1/webhook-endpoints', { key, body: { url, enabled_events: ['job.completed'] } })
-  if (created.status !== 201) throw new Error(`endpoint creation answered ${created.status}: ${created.text}`)
-  return created.body.endpoint_id as string
-}
-const ping = async (key: string, endpointId: string) => {
-  const answer = await svc.api('POST', `/v1/webhook-endpoints/${endpointId}/test`, { key })
-  if (answer.status !== 202) throw new Error(`ping answered ${answer.status}: ${answer.text}`)
-}
+const { endpoint, ping } = webhookEndpointCalls(svc)
 
 t.test('another organization\'s 12 endpoints answering after 60 s do not hold back a victim\'s delivery', async (t) => {
   const hostile = await svc.createOrg('enterprise')

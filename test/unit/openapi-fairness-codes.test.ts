@@ -1,19 +1,14 @@
 import t from 'tap'
+import { servedOpenApi } from '../helpers/openapi-document.js'
 import { MonitorSchema, RunSchema } from '../../api/account/content-monitor-schemas.js'
-import { buildApp } from '../../api/app.js'
 
 /**
  * Issue 31's codes are named in the OpenAPI document where a client meets them: the submission's 422 codes on the
  * operations that validate them (with their schemas), the failure reasons on the job and content-monitor views, and
  * the webhook endpoint's circuit on its view.
  */
-const app = await buildApp({
-  run: () => Promise.reject(new Error('no effects run while reading the document')),
-  settings: { publicBaseUrl: 'http://127.0.0.1', artifactUrlTtlSeconds: 60, resultWaitMaxSeconds: 60, ssrfAllowlist: new Set() },
-})
-await app.ready()
-const doc = app.swagger() as any
-t.teardown(() => app.close())
+const { doc, close } = await servedOpenApi()
+t.teardown(close)
 
 /** Everything an operation documents, with the component schemas it refers to, as text. */
 const operationText = (path: string, method: string) => {

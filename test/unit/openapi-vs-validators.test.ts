@@ -1,6 +1,6 @@
 import t from 'tap'
+import { servedOpenApi } from '../helpers/openapi-document.js'
 import { Either } from 'effect'
-import { buildApp } from '../../api/app.js'
 import { JOB_REQUEST_FIELDS, validateJobSpec } from '../../domain/job/spec.js'
 import { boundKeyRequest } from '../../domain/org/key-bounds.js'
 import { validateKeyRequest } from '../../domain/org/key-request.js'
@@ -10,13 +10,8 @@ import { SCOPES } from '../../domain/scopes.js'
  * The OpenAPI body schemas document what the domain validators do (they never validate bodies themselves):
  * field names, enums, defaults and bounds must agree, or clients generated from the document break.
  */
-const app = await buildApp({
-  run: () => Promise.reject(new Error('no effects run while reading the document')),
-  settings: { publicBaseUrl: 'http://127.0.0.1', artifactUrlTtlSeconds: 60, resultWaitMaxSeconds: 60, ssrfAllowlist: new Set() },
-})
-await app.ready()
-const doc = app.swagger() as any
-t.teardown(() => app.close())
+const { doc, close } = await servedOpenApi()
+t.teardown(close)
 
 const TIERS = ['light', 'standard', 'stealth'] as const
 const jobSchema = doc.components.schemas.JobRequest
