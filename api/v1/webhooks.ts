@@ -5,7 +5,8 @@ import {
 } from '../../commands/webhooks.js'
 import { MissingFields, ValidationFailed } from '../../domain/errors.js'
 import { MAX_DESCRIPTION_LENGTH, MAX_WEBHOOK_URL_LENGTH, validateEndpointChanges, validateEndpointRequest, type Checked } from '../../domain/webhook/endpoint-request.js'
-import { CLOSED_CIRCUIT, circuitView } from '../../domain/webhook/circuit.js'
+import { CLOSED_CIRCUIT, CircuitView, circuitView } from '../../domain/webhook/circuit.js'
+import { openApiSchemaOf } from '../schema-of.js'
 import { MAX_WEBHOOK_ENDPOINTS_PER_ORG } from '../../domain/webhook/endpoint-quota.js'
 import { SUBSCRIBABLE_KINDS } from '../../domain/webhook/kinds.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
@@ -36,15 +37,7 @@ const EndpointSchema = {
     enabled: { type: 'boolean' },
     disabled_reason: { type: ['string', 'null'], enum: ['gone', 'failing', null], description: '`gone`: the receiver answered 410; `failing`: every delivery failed for the whole retry window (3 days). Null unless the service disabled the endpoint.' },
     disabled_message: { type: ['string', 'null'] }, secret_rotated_at: { type: ['string', 'null'] },
-    circuit: {
-      type: 'object', required: ['state', 'opened_at', 'retry_at'],
-      description: 'The circuit breaker (docs/webhook-delivery-limits.md). It opens after `WEBHOOK_CIRCUIT_THRESHOLD` (5) deliveries in a row got no answer (timeout, refused or reset connection): `open`: deliveries wait, unsent and not counted as attempts, until `retry_at`; `half_open`: the cool-down is over and one probe delivery is sent (an answer closes the circuit, another timeout reopens it for twice as long, up to `WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS`); `closed`: deliveries go.',
-      properties: {
-        state: { type: 'string', enum: ['closed', 'open', 'half_open'] },
-        opened_at: { type: ['string', 'null'], description: 'When it last opened; null while closed.' },
-        retry_at: { type: ['string', 'null'], description: 'When the probe delivery may be sent; null while closed.' },
-      },
-    },
+    circuit: openApiSchemaOf(CircuitView),
     created_at: { type: 'string' }, updated_at: { type: 'string' },
   },
 } as const

@@ -5,6 +5,8 @@
  * cool-down ends one probe delivery is sent: an answer closes the circuit, another timeout opens it again for twice
  * as long (up to `maxCooldownMs`).
  */
+import { Schema } from 'effect'
+
 export interface CircuitPolicy {
   /** WEBHOOK_CIRCUIT_THRESHOLD (5): unreachable attempts in a row that open the circuit. */
   readonly threshold: number
@@ -40,8 +42,16 @@ export type CircuitState = 'closed' | 'open' | 'half_open'
 export const circuitState = (circuit: Pick<Circuit, 'retry_at'>, now: Date): CircuitState =>
   circuit.retry_at === null ? 'closed' : Date.parse(circuit.retry_at) > now.getTime() ? 'open' : 'half_open'
 
-/** What the endpoint's GET view shows. */
-export const circuitView = (circuit: Pick<Circuit, 'opened_at' | 'retry_at'>, now: Date) =>
+/** What the endpoint's GET view shows: the one source of its type and of its OpenAPI schema. */
+export const CircuitView = Schema.Struct({
+  state: Schema.Literal('closed', 'open', 'half_open'),
+  opened_at: Schema.NullOr(Schema.String).annotations({ description: 'When it last opened; null while closed.' }),
+  retry_at: Schema.NullOr(Schema.String).annotations({ description: 'When the probe delivery may be sent; null while closed.' }),
+}).annotations({
+  description: 'The circuit breaker (docs/webhook-delivery-limits.md). It opens after `WEBHOOK_CIRCUIT_THRESHOLD` (5) deliveries in a row got no answer (timeout, refused or reset connection): `open`: deliveries wait, unsent and not counted as attempts, until `retry_at`; `half_open`: the cool-down is over and one probe delivery is sent (an answer closes the circuit, another timeout reopens it for twice as long, up to `WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS`); `closed`: deliveries go.',
+})
+
+export const circuitView = (circuit: Pick<Circuit, 'opened_at' | 'retry_at'>, now: Date): typeof CircuitView.Type =>
   ({ state: circuitState(circuit, now), opened_at: circuit.opened_at, retry_at: circuit.retry_at })
 
 /** A delivery outcome that counts toward opening: no answer at all (timeout, refused or reset connection). */
