@@ -166,6 +166,9 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
   const throughCircuit = (endpointId: string) =>
     Effect.gen(function* () {
       const clock = yield* Clock
+      // A circuit closed as last seen lets the delivery through at once: the attempt checks the endpoint again.
+      const seen = endpoints.get(endpointId)?.state
+      if (seen?.exists && circuitState(seen.circuit, clock.now()) === 'closed') return false
       for (;;) {
         const loaded = yield* Effect.either(endpointOf(endpointId))
         if (loaded._tag === 'Left') {
