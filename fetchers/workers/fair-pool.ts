@@ -84,7 +84,9 @@ export class FairWorkerPool {
     if (this.closed) return Promise.resolve({ ok: false, reason: 'closed', message: 'the worker pool is closed' })
     return new Promise((done) => {
       const lane = this.lanes.get(org)
-      const job: Job = { org, task: task as CpuTask, deadlineMs, done: done as Job['done'] }
+      // Workers are unref'd, so a task keeps the process alive itself until it ends.
+      const keepAlive = setInterval(() => {}, 2 ** 30)
+      const job: Job = { org, task: task as CpuTask, deadlineMs, done: (outcome) => { clearInterval(keepAlive); (done as Job['done'])(outcome) } }
       if (lane) lane.push(job)
       else this.lanes.set(org, [job])
       this.dispatch()
@@ -138,7 +140,6 @@ export class FairWorkerPool {
 
   private spawn() {
     const worker = newWorker({ resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } })
-    worker.unref() // idle workers must not keep the process alive; a running task's timer does
     const slot: Slot = { worker, ready: false }
     slot.timer = setTimeout(() => void this.broken(slot, 'a worker did not start'), STARTUP_LIMIT_MS)
     slot.timer.unref()
@@ -158,6 +159,9 @@ export class FairWorkerPool {
     })
     worker.on('error', (e) => void (slot.ready ? this.retire(slot, { ok: false, reason: 'failed', message: `the worker failed: ${e.message}` }) : this.broken(slot, e.message)))
     worker.on('exit', () => void this.retire(slot, { ok: false, reason: 'failed', message: 'the worker exited' }))
+    // Idle workers must not keep the process alive (a running task's timer does). After the listeners: adding a
+    // 'message' listener refs the worker's port again.
+    worker.unref()
     this.slots.add(slot)
   }
 
