@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 // With no arguments tap runs every test/**/*.test.ts (package.json "tap.include").
 const files = process.argv.slice(2)
 const child = spawn('npx', ['tap', '--reporter=tap', ...files], {
-  stdio: ['ignore', 'pipe', 'inherit'],
+  stdio: ['ignore', 'pipe', 'pipe'],
   env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=4096`.trim() },
 })
 let passed = 0
@@ -53,6 +53,19 @@ function read(line) {
   }
 }
 
+// A test file that throws outside a subtest reports no failing assertion, only its exit code; what it printed on
+// stderr is the only cause, so the last lines are repeated with the failures.
+const STDERR_KEPT = 60
+const stderrTail = []
+let stderrBuffer = ''
+child.stderr.on('data', (chunk) => {
+  process.stderr.write(chunk)
+  stderrBuffer += chunk
+  const lines = stderrBuffer.split('\n')
+  stderrBuffer = lines.pop()
+  stderrTail.push(...lines)
+  stderrTail.splice(0, Math.max(0, stderrTail.length - STDERR_KEPT))
+})
 child.stdout.on('data', (chunk) => {
   process.stdout.write(chunk)
   buffer += chunk
@@ -69,6 +82,10 @@ child.on('close', (code) => {
       console.log(`# ✗ ${path.join(' › ')}`)
       const margin = lines[0]?.indexOf('---') ?? 0
       for (const line of lines.slice(0, 40)) console.log(`#     ${line.slice(margin).trimEnd()}`)
+    }
+    if (stderrTail.length > 0) {
+      console.log(`\n# the last ${stderrTail.length} lines on stderr:`)
+      for (const line of stderrTail) console.log(`#   ${line.trimEnd()}`)
     }
   }
   // tap's summary counts test files; a crashed run without a summary is a failure.

@@ -41,7 +41,7 @@ const b = await tenant(svc)
 // jobs and recipe runs (a recipe run with a token B's plain job used answers that job), and both must be tried.
 const b2 = await tenant(svc)
 
-const until = (what: string, condition: () => Promise<boolean>, ms = 30_000) =>
+const until = (what: string, condition: () => Promise<boolean>, ms = 120_000) =>
   waitFor(condition, ms, 50).catch(() => { throw new Error(`${what} did not happen in time`) })
 const expect = async (answer: Promise<{ status: number; body: any }>, status: number) => {
   const { status: got, body } = await answer
@@ -131,7 +131,7 @@ for (let i = 0; i < 3; i++) {
     .some((run) => run.run_id === fired.run_id && ['delivered', 'blocked', 'failed', 'error'].includes(run.status)))
 }
 const pingOfB = await svc.api('POST', `/v1/webhook-endpoints/${(await svc.api('GET', '/v1/webhook-endpoints', { key: b.key })).body.items[0].endpoint_id}/test`, { key: b.key })
-for (const job of jobs) await svc.waitForResult((job.by ?? b).key, job.jobId)
+for (const job of jobs) await svc.waitForResult((job.by ?? b).key, job.jobId, 180_000)
 
 // A's own work ends.
 await until('A\'s run ends', async () => ((await svc.api('GET', `/v1/monitors/${monitorOfA.id}/runs`, { key: a.key })).body.items as any[])
