@@ -29,7 +29,7 @@ import { orgRoutes } from './v1/org.js'
 import { webhookRoutes } from './v1/webhooks.js'
 import { recipeRoutes } from './v1/recipes.js'
 import { retentionRoutes } from './v1/retention.js'
-import { lazySerializers, lazyValidator } from './lazy-compilers.js'
+import { makeLazyCompilers } from './lazy-compilers.js'
 
 export interface AppOptions {
   readonly logger?: boolean | object
@@ -43,6 +43,8 @@ export interface AppOptions {
   readonly metrics?: ApiMetrics
   /** The built dashboard (web/dist), served at /app when given. */
   readonly dashboardDir?: string
+  /** API_COMPILE_AHEAD: once ready, compile the serializers and validators no request has used yet, in idle turns. */
+  readonly compileAhead?: boolean
 }
 
 /**
@@ -58,13 +60,14 @@ const queryAjv = new Ajv.default({
 
 export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promise<FastifyInstance> => {
   const limits = options.serverLimits ?? DEFAULT_SERVER_LIMITS
+  const compilers = makeLazyCompilers()
   const app = Fastify({
     // Query strings carry short-lived credentials (signed download URLs, verification tokens): never log them.
     logger: options.logger ? { ...(typeof options.logger === 'object' ? options.logger : {}), serializers: { req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: req.url.split('?')[0], ip: req.ip }) } } : false,
     trustProxy: options.trustProxy ?? false,
     bodyLimit: 2 * 1024 * 1024,
     ajv: { customOptions: { strict: false } },
-    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
+    schemaController: { compilersFactory: { buildSerializer: compilers.serializers } },
     return503OnClosing: true,
     // One correlation-id source: the request id doubles as the correlation id of the events the request causes.
     requestIdHeader: false,
@@ -81,8 +84,13 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   capConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress)
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart === 'body') return () => true
-    return lazyValidator(() => queryAjv.compile(schema))
+    return compilers.validator(() => queryAjv.compile(schema))
   })
+  if (options.compileAhead) {
+    let stop = () => {}
+    app.addHook('onReady', async () => { stop = compilers.compileWhileIdle() })
+    app.addHook('onClose', async () => stop())
+  }
   const methods = makeMethodIndex()
   // A request no route takes is answered 404 or 405 even when reading it failed first (QUERY without a Content-Type
   // is refused by the body parser before the not-found handler would run).

@@ -69,6 +69,8 @@ export interface Config {
   readonly browser: BrowserConfig
   /** TRUST_PROXY: `true`, or a comma-separated list of proxy addresses/CIDRs whose X-Forwarded-For is believed. */
   readonly trustProxy: boolean | string
+  /** API_COMPILE_AHEAD (true): after start, compile the API's serializers and validators no request used yet, in idle turns. */
+  readonly compileAhead: boolean
   /** CATCH_UP_POLL_MS: how often catch-up subscribers look for events appended by other processes. */
   readonly catchUpPollMs: number
   /** Real-time period of the scheduler's look at what is due besides its Clock wake-ups (SCHEDULER_POLL_MS). */
@@ -142,6 +144,12 @@ const int = (raw: string | undefined, fallback: number, name: string): number =>
   const n = Number(raw)
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${raw}`)
   return n
+}
+
+const bool = (raw: string | undefined, fallback: boolean, name: string): boolean => {
+  if (raw === undefined || raw === '') return fallback
+  if (raw === 'true' || raw === 'false') return raw === 'true'
+  throw new Error(`${name} must be true or false, got ${raw}`)
 }
 
 /**
@@ -219,6 +227,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     workerId: env.WORKER_ID ?? `${process.pid}`,
     adapters: loadAdapterSettings(env),
     trustProxy: env.TRUST_PROXY === 'true' ? true : env.TRUST_PROXY || false,
+    compileAhead: bool(env.API_COMPILE_AHEAD, true, 'API_COMPILE_AHEAD'),
     catchUpPollMs: Math.max(5, int(env.CATCH_UP_POLL_MS, 50, 'CATCH_UP_POLL_MS')),
     schedulerPollMs: Math.max(5, int(env.SCHEDULER_POLL_MS, 250, 'SCHEDULER_POLL_MS')),
     serverLimits: loadServerLimits(env),

@@ -40,6 +40,7 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
       trustProxy: config.trustProxy,
       serverLimits: config.serverLimits,
+      compileAhead: config.compileAhead,
       dashboardDir: DASHBOARD_DIST,
       // Served here unless METRICS_PORT gives /metrics a listener of its own.
       metrics: { observe: metrics.httpRequest, ...(config.metricsPort === null ? { exposition: metrics } : {}) },

@@ -84,7 +84,8 @@ export const startService = async (options: ServiceOptions = {}) => {
   const dns = options.dns
   const { port, config, running } = await onFreePort(async (port) => {
     const config = loadConfig({
-      DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent',
+      // A test's service lives for a few requests: compiling every route ahead would be CPU for nothing.
+      DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_COMPILE_AHEAD: 'false',
       // Tests register many users from one address; the registration limit has its own test, which sets its own.
       SSRF_ALLOWLIST: (options.allowlist ?? []).join(','), REGISTRATIONS_PER_HOUR: '10000', ...options.env,
     })
