@@ -10,6 +10,7 @@ import { systemClock } from './clock/system.js'
 import { LocalBlobStoreLive } from './blob/local-folder.js'
 import type { Config } from './config.js'
 import { EventStoreDbLive } from './eventstoredb/event-store.js'
+import { PostgresEventStoreLive } from './postgres/event-store.js'
 import { systemHostResolver } from './host-resolver.js'
 import { KafkaClusterLive } from './kafka/client.js'
 import { KafkaEventLogLive } from './kafka/event-log.js'
@@ -49,11 +50,12 @@ export const appLayer = (config: Config, log: LogFn, options: AppLayerOptions = 
     ? MongoDocumentStoreLive({ url: settings.documents.url, database: settings.documents.database })
     : SqliteDocumentStoreLive(join(config.dataDir, 'readmodels.db'), log)
 
-  // The event store with its own log: checkpoints in the SQLite file, or in the document store for EventStoreDB.
-  // SQLite serves the audit trail from its log; otherwise it is a read model (infra/read-models.ts).
+  // The event store with its own log: checkpoints in the SQLite file, or in the document store for EventStoreDB and
+  // PostgreSQL. SQLite serves the audit trail from its log; otherwise it is a read model (infra/read-models.ts).
   const eventStore = settings.eventStore.kind === 'sqlite'
     ? SqliteEventStoreLive(join(config.dataDir, 'events.db'), catchUp, config.audit)
-    : Layer.mergeAll(DocumentCheckpointedStoreLogLive(catchUp), AuditTrailOfReadModelLive).pipe(Layer.provideMerge(EventStoreDbLive(settings.eventStore.url)))
+    : Layer.mergeAll(DocumentCheckpointedStoreLogLive(catchUp), AuditTrailOfReadModelLive).pipe(Layer.provideMerge(
+      settings.eventStore.kind === 'postgres' ? PostgresEventStoreLive({ url: settings.eventStore.url }) : EventStoreDbLive(settings.eventStore.url)))
 
   const clockService = options.clock ?? systemClock
   // Signed URLs expire by the Clock, so a test on a manual clock can see one expire.

@@ -130,7 +130,7 @@ export interface BrowserConfig {
 
 /** Which adapter serves each port; the embedded profile is the default for all. */
 export interface AdapterSettings {
-  readonly eventStore: { readonly kind: 'sqlite' } | { readonly kind: 'eventstoredb'; readonly url: string }
+  readonly eventStore: { readonly kind: 'sqlite' } | { readonly kind: 'eventstoredb'; readonly url: string } | { readonly kind: 'postgres'; readonly url: string }
   readonly documents: { readonly kind: 'sqlite' } | { readonly kind: 'mongodb'; readonly url: string; readonly database: string }
   readonly blobs: { readonly kind: 'local' } | { readonly kind: 'azure'; readonly connectionString: string; readonly container: string }
   readonly log: { readonly kind: 'catch-up' } | {
@@ -315,12 +315,14 @@ export const loadAdapterSettings = (env: NodeJS.ProcessEnv): AdapterSettings => 
   const check = (name: string, value: string, allowed: string[]) => {
     if (!allowed.includes(value)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got ${value}`)
   }
-  check('EVENT_STORE', eventStore, ['sqlite', 'eventstoredb'])
+  check('EVENT_STORE', eventStore, ['sqlite', 'eventstoredb', 'postgres'])
   check('READ_MODEL_STORE', documents, ['sqlite', 'mongodb'])
   check('BLOB_STORE', blobs, ['local', 'azure'])
   check('EVENT_LOG', log, ['catch-up', 'kafka'])
   return {
-    eventStore: eventStore === 'eventstoredb' ? { kind: 'eventstoredb', url: required(env, 'EVENTSTORE_URL', 'for EVENT_STORE=eventstoredb') } : { kind: 'sqlite' },
+    eventStore: eventStore === 'eventstoredb' ? { kind: 'eventstoredb', url: required(env, 'EVENTSTORE_URL', 'for EVENT_STORE=eventstoredb') }
+      : eventStore === 'postgres' ? { kind: 'postgres', url: required(env, 'DATABASE_URL', 'for EVENT_STORE=postgres') }
+      : { kind: 'sqlite' },
     documents: documents === 'mongodb'
       ? { kind: 'mongodb', url: required(env, 'MONGO_URL', 'for READ_MODEL_STORE=mongodb'), database: env.MONGO_DB ?? 'scrapeworks' }
       : { kind: 'sqlite' },

@@ -16,6 +16,7 @@ KAFKA_PORT="${SERVICES_KAFKA_PORT:-19092}"
 KAFKA_CONTROLLER_PORT="${SERVICES_KAFKA_CONTROLLER_PORT:-19093}"
 MONGO_PORT="${SERVICES_MONGO_PORT:-27018}"
 AZURITE_PORT="${SERVICES_AZURITE_PORT:-10000}"
+POSTGRES_PORT="${SERVICES_POSTGRES_PORT:-15432}"
 START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
 VERBOSE="${SERVICES_VERBOSE:-0}"
 
@@ -44,6 +45,7 @@ service_address() {
     kafka) echo "127.0.0.1:$KAFKA_PORT" ;;
     mongo) echo "127.0.0.1:$MONGO_PORT" ;;
     azurite) echo "127.0.0.1:$AZURITE_PORT" ;;
+    postgres) echo "127.0.0.1:$POSTGRES_PORT" ;;
   esac
 }
 
@@ -104,6 +106,7 @@ write_env() {
   if service_running azurite; then
     echo "AZURE_BLOB_CONNECTION_STRING='DefaultEndpointsProtocol=http;AccountName=$AZURITE_ACCOUNT;AccountKey=$AZURITE_KEY;BlobEndpoint=http://127.0.0.1:$AZURITE_PORT/$AZURITE_ACCOUNT;'" >>"$tmp"
   fi
+  if service_running postgres; then echo "DATABASE_URL='postgres://scrapeworks@127.0.0.1:$POSTGRES_PORT/postgres'" >>"$tmp"; fi
   if [ -s "$tmp" ]; then mv -f "$tmp" "$ENV_FILE"; else rm -f "$tmp" "$ENV_FILE"; fi
 }
 

@@ -6,6 +6,7 @@
 //   node probe.mjs kafka   127.0.0.1:19092 [timeoutSeconds]   -> Metadata request (v4)
 //   node probe.mjs mongo   127.0.0.1:27018 [timeoutSeconds]   -> {ping: 1} over OP_MSG
 //   node probe.mjs azurite 127.0.0.1:10000 [timeoutSeconds]   -> HTTP GET, Azurite answers
+//   node probe.mjs postgres 127.0.0.1:15432 [timeoutSeconds]  -> startup message, authentication ok
 //
 // Polls until the server answers or the timeout runs out; with a PID as 4th
 // argument it also gives up as soon as that process has exited. Exit code 0
@@ -19,7 +20,7 @@ const timeoutMs = Number(timeoutArg ?? 60) * 1000;
 const ATTEMPT_MS = 3000;
 
 if (!kind || !address || !/^[^:]+:\d+$/.test(address) || !Number.isFinite(timeoutMs)) {
-  console.error('usage: probe.mjs kafka|mongo|azurite HOST:PORT [timeoutSeconds [PID]]');
+  console.error('usage: probe.mjs kafka|mongo|azurite|postgres HOST:PORT [timeoutSeconds [PID]]');
   process.exit(2);
 }
 const [host, portText] = address.split(':');
@@ -161,10 +162,34 @@ function probeAzurite() {
   });
 }
 
-const probes = { kafka: probeKafka, mongo: probeMongo, azurite: probeAzurite };
+// ---- PostgreSQL: a protocol 3.0 startup message as the trusted test user; AuthenticationOk ('R', 0) is an answer,
+// an error ('E', e.g. "the database system is starting up") is not yet.
+function probePostgres() {
+  const params = Buffer.from('user\0scrapeworks\0database\0postgres\0\0');
+  const startup = Buffer.alloc(8);
+  startup.writeInt32BE(8 + params.length, 0);
+  startup.writeInt32BE(196608, 4);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host, port });
+    const timer = setTimeout(() => { socket.destroy(); reject(new Error('no reply in time')); }, ATTEMPT_MS);
+    const done = (err, value) => { clearTimeout(timer); socket.destroy(); err ? reject(err) : resolve(value); };
+    let buf = Buffer.alloc(0);
+    socket.on('connect', () => socket.write(Buffer.concat([startup, params])));
+    socket.on('data', (chunk) => {
+      buf = Buffer.concat([buf, chunk]);
+      if (buf.length < 9) return;
+      if (buf[0] === 0x52 && buf.readInt32BE(5) === 0) done(null, 'authentication ok');
+      else done(new Error(buf[0] === 0x45 ? buf.toString('utf8', 5).replace(/\0/g, ' ').trim() : `unexpected reply ${buf[0]}`));
+    });
+    socket.on('error', (err) => done(err));
+    socket.on('close', () => done(new Error('connection closed before a reply')));
+  });
+}
+
+const probes = { kafka: probeKafka, mongo: probeMongo, azurite: probeAzurite, postgres: probePostgres };
 const probe = probes[kind];
 if (!probe) {
-  console.error(`probe.mjs: unknown server kind "${kind}" (kafka, mongo or azurite)`);
+  console.error(`probe.mjs: unknown server kind "${kind}" (kafka, mongo, azurite or postgres)`);
   process.exit(2);
 }
 

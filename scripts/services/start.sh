@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Start the local test servers (Kafka, FerretDB, Azurite) on loopback.
+# Start the local test servers (Kafka, FerretDB, Azurite, PostgreSQL) on loopback.
 #
-#   scripts/services/start.sh [-v] [kafka] [mongo] [azurite]     (default: all three)
+#   scripts/services/start.sh [-v] [kafka] [mongo] [azurite] [postgres]     (default: all four)
 #
 # Idempotent: a server that is already running and answering is left alone.
 # Quiet on success (-v or SERVICES_VERBOSE=1 prints progress). Exits non-zero,
@@ -19,12 +19,12 @@ for arg in "$@"; do
   case "$arg" in
     -v|--verbose) VERBOSE=1 ;;
     -h|--help) usage; exit 0 ;;
-    kafka|mongo|azurite) wanted+=("$arg") ;;
+    kafka|mongo|azurite|postgres) wanted+=("$arg") ;;
     ferretdb) wanted+=(mongo) ;;
-    *) die "unknown argument '$arg' (expected -v, kafka, mongo, azurite)" ;;
+    *) die "unknown argument '$arg' (expected -v, kafka, mongo, azurite, postgres)" ;;
   esac
 done
-[ ${#wanted[@]} -gt 0 ] || wanted=(kafka mongo azurite)
+[ ${#wanted[@]} -gt 0 ] || wanted=(kafka mongo azurite postgres)
 
 need node
 mkdir -p "$SVC_DIR" "$LOG_DIR" "$RUN_DIR" "$CACHE_DIR"
@@ -188,6 +188,43 @@ start_azurite() {
   # Run node on the script the .bin link points to, so that the pid is Azurite's own.
   launch azurite node "$bin" --blobHost 127.0.0.1 --blobPort "$AZURITE_PORT" \
     --location "$SVC_DIR/azurite" --silent --skipApiVersionCheck --loose --disableTelemetry
+}
+
+# ---------------------------------------------------------------- PostgreSQL
+# Debian's server binaries (apt-get install postgresql), a cluster of its own in .services/postgres (trust
+# authentication for the user scrapeworks on loopback only), never the system's cluster.
+start_postgres() {
+  if service_running postgres; then
+    probe postgres "127.0.0.1:$POSTGRES_PORT" 10 && return 0
+    fail_with_log postgres "a PostgreSQL started earlier (pid $(cat "$RUN_DIR/postgres.pid")) runs but does not answer; run stop.sh" "$LOG_DIR/postgres.log"
+    return 1
+  fi
+  port_free "$POSTGRES_PORT" postgres || return 1
+  local bin data="$SVC_DIR/postgres/data"
+  bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)"
+  if [ -z "$bin" ] || [ ! -x "$bin/postgres" ]; then
+    err "postgres: PostgreSQL's server is not installed (apt-get install postgresql)"
+    return 1
+  fi
+  # PostgreSQL refuses to run as root: as root, its commands run as the postgres user (setpriv execs in place, so the
+  # launched server's pid is its own).
+  local run_as=()
+  mkdir -p "$SVC_DIR/postgres"
+  if [ "$(id -u)" = 0 ]; then
+    run_as=(setpriv --reuid=postgres --regid=postgres --init-groups --)
+    chown postgres: "$SVC_DIR/postgres"
+  fi
+  if [ ! -f "$data/PG_VERSION" ]; then
+    say "postgres: creating its cluster"
+    rm -rf "$data"
+    if ! "${run_as[@]}" "$bin/initdb" -D "$data" -U scrapeworks --auth=trust -E UTF8 --no-instructions >"$LOG_DIR/postgres-initdb.log" 2>&1; then
+      fail_with_log postgres "initdb failed" "$LOG_DIR/postgres-initdb.log"
+      return 1
+    fi
+  fi
+  say "postgres: starting on 127.0.0.1:$POSTGRES_PORT"
+  launch postgres "${run_as[@]}" "$bin/postgres" -D "$data" -p "$POSTGRES_PORT" -k "$SVC_DIR/postgres" \
+    -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200
 }
 
 # ---------------------------------------------------------------- main

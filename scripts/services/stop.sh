@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stop the local test servers started by start.sh.
 #
-#   scripts/services/stop.sh [-v] [--purge] [kafka] [mongo] [azurite]     (default: all three)
+#   scripts/services/stop.sh [-v] [--purge] [kafka] [mongo] [azurite] [postgres]     (default: all four)
 #
 # Idempotent and quiet: stopping a server that is not running is not an error.
 # --purge also deletes the servers' data (Kafka topics, FerretDB databases,
@@ -19,12 +19,12 @@ for arg in "$@"; do
     -v|--verbose) VERBOSE=1 ;;
     --purge) purge=1 ;;
     -h|--help) usage; exit 0 ;;
-    kafka|mongo|azurite) wanted+=("$arg") ;;
+    kafka|mongo|azurite|postgres) wanted+=("$arg") ;;
     ferretdb) wanted+=(mongo) ;;
-    *) die "unknown argument '$arg' (expected -v, --purge, kafka, mongo, azurite)" ;;
+    *) die "unknown argument '$arg' (expected -v, --purge, kafka, mongo, azurite, postgres)" ;;
   esac
 done
-[ ${#wanted[@]} -gt 0 ] || wanted=(azurite mongo kafka)
+[ ${#wanted[@]} -gt 0 ] || wanted=(postgres azurite mongo kafka)
 
 [ -d "$SVC_DIR" ] || exit 0
 take_lock
@@ -37,6 +37,7 @@ for s in "${wanted[@]}"; do
       kafka) rm -rf "$SVC_DIR/kafka/data" "$SVC_DIR/kafka/logs" "$SVC_DIR/kafka/cluster-id" ;;
       mongo) rm -rf "$SVC_DIR/ferretdb" ;;
       azurite) rm -rf "$SVC_DIR/azurite" ;;
+      postgres) rm -rf "$SVC_DIR/postgres" ;;
     esac
   fi
 done
