@@ -49,15 +49,27 @@ service_address() {
   esac
 }
 
+# PostgreSQL's cluster: in .services unless the script runs as root and the postgres user (which the server runs as)
+# cannot reach that folder, when it is a folder of its own under /tmp named after the clone.
+postgres_dir() {
+  if [ "$(id -u)" = 0 ] && ! setpriv --reuid=postgres --regid=postgres --init-groups -- test -x "$SVC_DIR" 2>/dev/null; then
+    echo "/tmp/scrapeworks-postgres-$(printf %s "$REPO_ROOT" | sha256sum | cut -c1-12)"
+  else
+    echo "$SVC_DIR/postgres"
+  fi
+}
+
 # True when the pid file names a live process that we started (its command
-# line mentions this clone's .services folder, so a recycled pid never counts).
+# line mentions this clone's .services folder, or its PostgreSQL cluster, so a
+# recycled pid never counts).
 service_running() {
-  local pid_file="$RUN_DIR/$1.pid" pid
+  local pid_file="$RUN_DIR/$1.pid" pid marker="$SVC_DIR/"
   [ -f "$pid_file" ] || return 1
   pid="$(cat "$pid_file")"
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
   [ -r "/proc/$pid/cmdline" ] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$SVC_DIR/"
+  if [ "$1" = postgres ]; then marker="$(postgres_dir)/"; fi
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$marker"
 }
 
 # Fails (with a message) when something already listens on 127.0.0.1:PORT.

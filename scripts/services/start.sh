@@ -200,7 +200,9 @@ start_postgres() {
     return 1
   fi
   port_free "$POSTGRES_PORT" postgres || return 1
-  local bin data="$SVC_DIR/postgres/data"
+  local bin dir data
+  dir="$(postgres_dir)"
+  data="$dir/data"
   bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)"
   if [ -z "$bin" ] || [ ! -x "$bin/postgres" ]; then
     err "postgres: PostgreSQL's server is not installed (apt-get install postgresql)"
@@ -209,10 +211,11 @@ start_postgres() {
   # PostgreSQL refuses to run as root: as root, its commands run as the postgres user (setpriv execs in place, so the
   # launched server's pid is its own).
   local run_as=()
-  mkdir -p "$SVC_DIR/postgres"
+  mkdir -p "$dir"
   if [ "$(id -u)" = 0 ]; then
     run_as=(setpriv --reuid=postgres --regid=postgres --init-groups --)
-    chown postgres: "$SVC_DIR/postgres"
+    chown postgres: "$dir"
+    chmod 700 "$dir"
   fi
   if [ ! -f "$data/PG_VERSION" ]; then
     say "postgres: creating its cluster"
@@ -223,7 +226,7 @@ start_postgres() {
     fi
   fi
   say "postgres: starting on 127.0.0.1:$POSTGRES_PORT"
-  launch postgres "${run_as[@]}" "$bin/postgres" -D "$data" -p "$POSTGRES_PORT" -k "$SVC_DIR/postgres" \
+  launch postgres "${run_as[@]}" "$bin/postgres" -D "$data" -p "$POSTGRES_PORT" -k "$dir" \
     -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200
 }
 

@@ -37,7 +37,7 @@ for s in "${wanted[@]}"; do
       kafka) rm -rf "$SVC_DIR/kafka/data" "$SVC_DIR/kafka/logs" "$SVC_DIR/kafka/cluster-id" ;;
       mongo) rm -rf "$SVC_DIR/ferretdb" ;;
       azurite) rm -rf "$SVC_DIR/azurite" ;;
-      postgres) rm -rf "$SVC_DIR/postgres" ;;
+      postgres) rm -rf "$(postgres_dir)" ;;
     esac
   fi
 done
