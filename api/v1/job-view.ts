@@ -66,7 +66,7 @@ export const JobViewSchema = {
         type: 'object',
         properties: {
           artifact_id: { type: 'string' },
-          artifact_type: { type: 'string', enum: ['html', 'response_body', 'screenshot', 'har', 'reader', 'links', 'text', 'page_metadata', 'console', 'json', 'recipe_output'] },
+          artifact_type: { type: 'string', enum: ['html', 'response_body', 'screenshot', 'har', 'reader', 'links', 'text', 'page_metadata', 'console', 'json', 'pdf', 'recipe_output'] },
           content_type: { type: 'string' },
           size: { type: 'integer' },
           sha256: { type: 'string', description: 'Hex SHA-256 of the bytes, computed when the artifact was stored.' },
@@ -85,6 +85,14 @@ export const JobViewSchema = {
     pages_fetched: { type: ['integer', 'null'] },
     outcome_detail: { type: ['string', 'null'], description: 'Recipe runs only: why the run ended as it did; for schema_invalid the first failing JSON pointer.' },
     matched_locators: { type: ['object', 'null'], additionalProperties: { type: 'integer' }, description: 'Recipe runs only: for each extracted field, which locator of its fallback chain matched (0 is the first).' },
+    formats: {
+      type: 'object', additionalProperties: true,
+      description: 'GET /v1/jobs/{job_id}/result of a job submitted with `formats` only: each requested format, keyed by its name. markdown, html, rawHtml, text: a string; links: an array of URLs; metadata, json: a JSON value; screenshot, screenshot@fullPage, pdf: a download link object (artifact_id, content_type, size, sha256, url, expires_at). Null when the job did not make that artifact.',
+    },
+    formats_truncated: {
+      type: 'object', description: 'With `formats`: the formats whose inline content is cut (text) or left out (JSON over the cap), each with the `artifact_id` and full `size` of the artifact that holds all of it.',
+      additionalProperties: { type: 'object', properties: { artifact_id: { type: 'string' }, size: { type: 'integer' } } },
+    },
     manifest: {
       type: ['object', 'null'],
       additionalProperties: true,
