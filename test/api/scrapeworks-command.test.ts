@@ -5,6 +5,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { startFixtureSite } from '../fixtures/site.js'
+import { fixturesOf } from '../helpers/recipe-fixtures.js'
+import { startRecipeSite } from '../helpers/recipe-site.js'
 import { portNothingListensOn, startService } from '../helpers/service.js'
 
 // The `scrapeworks` user command (client/), run as a user runs it, against the running service.
@@ -14,8 +16,10 @@ const BIN = fileURLToPath(new URL('../../bin/scrapeworks.mjs', import.meta.url))
 const site = await startFixtureSite({
   '/article': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(ARTICLE) },
 })
-const svc = await startService({ allowlist: [`127.0.0.1:${site.port}`] })
-t.teardown(async () => { await svc.close(); await site.close() })
+// The shipped recipes, their site answered by the local recipe fixture site.
+const recipeSite = await startRecipeSite(['https://api.github.com'])
+const svc = await startService({ allowlist: [`127.0.0.1:${site.port}`, `127.0.0.1:${recipeSite.port}`], env: { RECIPE_ORIGIN_OVERRIDES: recipeSite.overrides } })
+t.teardown(async () => { await svc.close(); await site.close(); await recipeSite.close() })
 const { key } = await svc.createOrg('pro')
 
 interface Run { readonly code: number; readonly stdout: string; readonly stderr: string }
@@ -78,6 +82,21 @@ t.test('monitors create, list and runs', async (t) => {
   const runs = await scrapeworks(['monitors', 'runs', monitor.id, '--json'])
   t.equal(runs.code, 0, runs.stderr)
   t.same(JSON.parse(runs.stdout), [], 'no run fired yet')
+})
+
+t.test('recipes list and run, with the run\'s input from --input', async (t) => {
+  const listed = await scrapeworks(['recipes', 'list'])
+  t.equal(listed.code, 0, listed.stderr)
+  t.ok(lines(listed.stdout).some((line) => line.startsWith('code-repo\t')), listed.stdout)
+  const ok = fixturesOf('code-repo').find((f) => f.name === 'ok')!
+  recipeSite.use(ok)
+  const run = await scrapeworks(['recipes', 'run', 'code-repo', '--input', 'owner=octocat', '--input', 'repo=Hello-World'])
+  t.equal(run.code, 0, run.stderr)
+  t.same(JSON.parse(run.stdout), ok.expect.output)
+  t.match(run.stderr, /^job [0-9a-f-]{36} submitted \(recipe code-repo\)$/m)
+  const bad = await scrapeworks(['recipes', 'run', 'code-repo', '--input', 'owner'])
+  t.equal(bad.code, 2)
+  t.match(bad.stderr, 'takes NAME=VALUE')
 })
 
 t.test('a wrong key is one line and exit code 3', async (t) => {
