@@ -27,7 +27,7 @@ export const pageViews = (html: string, url: string, want: readonly PageView[], 
   // Readability changes the document it reads, so the reader comes last.
   if (want.includes('page_metadata')) artifacts.push(json('page_metadata', pageMetadata(doc, url)))
   if (want.includes('links')) artifacts.push(json('links', linksOf(doc, baseUrl, maxChars)))
-  if (want.includes('text')) artifacts.push({ artifact_type: 'text', content_type: 'text/plain; charset=utf-8', bytes: encoder.encode(visibleTextOf(doc.body as never, maxChars)) })
+  if (want.includes('text')) artifacts.push({ artifact_type: 'text', content_type: 'text/plain; charset=utf-8', bytes: encoder.encode(visibleTextOf(doc as never, maxChars)) })
   if (want.includes('reader')) artifacts.push({ artifact_type: 'reader', content_type: 'text/markdown; charset=utf-8', bytes: encoder.encode(readerMarkdown(doc, url)) })
   return artifacts
 }
