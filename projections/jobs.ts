@@ -1,3 +1,4 @@
+import type { Format } from '../domain/job/formats.js'
 import type { JobType, JobSpec } from '../domain/job/spec.js'
 import type { ArtifactRecord, JobEvent, JobRequested, Manifest } from '../domain/job/events.js'
 import type { RecipeRunRecord } from '../domain/recipe/run-spec.js'
@@ -22,6 +23,8 @@ export type JobDoc = Stored<{
    * the spec (about 1 KB with its defaults) stays in the job's JobRequested: nothing reads it from the record.
    */
   readonly recipe: RecipeBlock | null
+  /** The formats its result carries inline (absent when the request named none). */
+  readonly formats?: readonly Format[]
   readonly created_at: string
   readonly started_at: string | null
   readonly finished_at: string | null
@@ -51,7 +54,7 @@ export const requestedJobDoc = (requested: JobRequested, position = 0): JobDoc =
   job_id: requested.job_id, org_id: requested.org_id, api_key_id: requested.api_key_id, status: 'queued',
   job_type: requested.spec.job_type, target_url: requested.spec.target_url, tags: requested.spec.tags,
   idempotency_token: requested.spec.idempotency_token ?? null, credit_weight: requested.credit_weight,
-  recipe: requested.spec.recipe ?? null, created_at: requested.requested_at, started_at: null, finished_at: null, attempts: 0,
+  recipe: requested.spec.recipe ?? null, ...(requested.spec.formats ? { formats: requested.spec.formats } : {}), created_at: requested.requested_at, started_at: null, finished_at: null, attempts: 0,
   failure_reason: null, failure_message: null, manifest: null, artifacts: [],
 })
 

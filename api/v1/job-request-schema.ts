@@ -4,6 +4,8 @@ import {
   MAX_TAG_LENGTH, MAX_TAGS, MAX_TARGET_URL_LENGTH, MAX_USER_AGENT_LENGTH, OS_NAMES, REQUIRED_FIELDS, WAIT_UNTIL,
 } from '../../domain/job/spec.js'
 import { MAX_HEADER_VALUE_LENGTH, MAX_HEADERS } from '../../domain/validation.js'
+import { FORMATS } from '../../domain/job/formats.js'
+import { INLINE_FORMAT_MAX_BYTES } from '../../domain/job/inline-formats.js'
 
 const bool = (description: string, dflt = false) => ({ type: 'boolean', default: dflt, description })
 
@@ -66,18 +68,24 @@ export const JobRequestSchema = {
       type: 'object', additionalProperties: false, required: ['server'], description: 'stealth only (`invalid_proxy_tier` elsewhere). Chained behind the egress gateway. Codes: `invalid_proxy_server`, `unsafe_proxy_server`, `invalid_proxy_username`, `invalid_proxy_password`, `invalid_proxy_bypass`.',
       properties: { server: { type: 'string' }, username: { type: 'string', minLength: 1, maxLength: 256 }, password: { type: 'string', minLength: 1, maxLength: 256 }, bypass: { type: 'string', minLength: 1, maxLength: 1024 } },
     },
+    formats: {
+      type: 'array', minItems: 1, maxItems: FORMATS.length, uniqueItems: true, items: { type: 'string', enum: FORMATS },
+      description: `What GET /v1/jobs/{job_id}/result carries inline, under \`formats\`. Each format is an artifact the job makes (it turns its artifact option on): \`markdown\` the main article as Markdown (\`reader\`; empty when the page has no article-like content), \`html\` the page's HTML (\`html\`: the rendered DOM on browser tiers, the HTML response on light), \`rawHtml\` the response body as received (\`response_body\`), \`text\` (\`text\`), \`links\` (\`links\`), \`metadata\` (\`page_metadata\`), \`json\` the response body parsed as JSON (\`response_body\`; null when it is not JSON), and on browser tiers \`screenshot\` (viewport), \`screenshot@fullPage\` (the whole page) and \`pdf\` (the page printed to PDF by headless Chromium, artifact \`pdf\`), which come as download links. On light, markdown, text, links and metadata are made from an HTML response (none for another content type). Text and JSON inline content is capped at ${INLINE_FORMAT_MAX_BYTES} bytes per format: past it the text is cut (JSON left out, null) and \`formats_truncated\` names the artifact holding all of it. Codes: \`invalid_formats\` (not a list, or empty), \`unknown_format\`, \`duplicate_format\`, \`format_not_supported_by_tier\` (screenshot, screenshot@fullPage or pdf on light), \`format_conflict\` (a format whose artifact option the request sets to false, screenshot with screenshot@fullPage, pdf with headless false); the field is \`formats[<index>]\`.`,
+    },
     artifact_options: {
-      type: 'object', additionalProperties: false, description: 'Unknown options answer `unknown_field`; browser-only options set to true on light answer `invalid_<option>_tier`.',
+      type: 'object', additionalProperties: false, description: 'Unknown options answer `unknown_field`; browser-only options set to true on light answer `invalid_<option>_tier`. `formats` turn the options they need on.',
       properties: {
         include_html: bool('Save the final HTML (artifact_type `html`).', true),
         include_response_body: bool('Save the raw response body (`response_body`).'),
         include_extraction: bool('Run extraction hooks and save their JSON (`json`). Defaults to true when extraction.hooks are sent; true without hooks saves an empty result `{"hooks": []}`.'),
         include_screenshot: bool('browser: PNG (`screenshot`).'),
+        full_page_screenshot: bool('browser: the screenshot holds the whole page, not the viewport.'),
+        include_pdf: bool('browser, headless: the page printed to PDF (`pdf`, application/pdf).'),
         include_har: bool('browser: network trace without bodies (`har`).'),
-        include_reader: bool('browser: article as Markdown (`reader`).'),
-        include_links: bool('browser: every a href (`links`).'),
-        include_text: bool('browser: visible text (`text`).'),
-        include_page_metadata: bool('browser: title, description, canonical, Open Graph, Twitter, JSON-LD (`page_metadata`).'),
+        include_reader: bool('Article as Markdown (`reader`); on light from an HTML response.'),
+        include_links: bool('Every a href, absolute (`links`); on light from an HTML response.'),
+        include_text: bool('Visible text (`text`): as rendered on browser tiers, the text outside scripts, styles and templates of an HTML response on light.'),
+        include_page_metadata: bool('Title, description, canonical, Open Graph, Twitter, JSON-LD (`page_metadata`); on light from an HTML response.'),
         include_console: bool('browser: console logs (`console`).'),
         block_images: bool('browser.'), block_styles: bool('browser; alias block_stylesheets.'), block_media: bool('browser.'), block_fonts: bool('browser.'),
         no_scroll: bool('browser: do not scroll to trigger lazy content before capture.'),

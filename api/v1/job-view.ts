@@ -55,7 +55,7 @@ export const JobViewSchema = {
     credit_weight: { type: 'integer', description: 'Credits the job reserves while it runs (and costs at most): light 1, standard 5, stealth 30; a recipe run its reservation.' },
     credits_charged: { type: ['integer', 'null'], description: 'Credits the finished job was charged, as the credit ledger recorded it (0 when it cost nothing: a failed job, a monitor run the target blocked, an unbilled recipe outcome); null while it runs, and for jobs that ended before charges were recorded.' },
     attempts: { type: 'integer', description: 'How many times a fetcher started the job (more than 1 after a worker restart).' },
-    failure_reason: { type: ['string', 'null'], description: 'On failed jobs: `timeout` (timeout_ms passed), `navigation_timeout` (browser navigation did not finish), `stealth_blocked` (target denied or challenged), `browser_crashed`, `browser_unavailable` (no browser binary), `action_failed` (the message names the action index), `proxy_error` (customer proxy refused or failed), `egress_denied` (SSRF policy), `unsafe_redirect`, `too_many_redirects`, `network_error`, `upstream_error` (target answered 5xx), `response_too_large` (25 MB after decoding), `content_encoding_error` (corrupt compressed body, or zstd inside a list of codings), `engine_error`, `engine_unavailable`, `tier_unavailable` (the tier cannot run on this deployment: the light tier without its HTTP client; the message names the fix), `job_interrupted` (its attempts were interrupted 3 times, or its interrupted attempt\'s deadline passed: not started again, docs/poison-jobs.md), `extraction_timeout` (the extraction hooks or the `reader` artifact ran past their worker\'s hard deadline, 15 s / 10 s), `extraction_failed` (their worker died, e.g. at its memory cap; docs/limits.md). A recipe job fails with its run\'s outcome (`timeout`, `layout_changed`, ...); a recipe run whose page work passed its 15 s deadline is `timeout` with a message starting `extraction_timeout:`.' },
+    failure_reason: { type: ['string', 'null'], description: 'On failed jobs: `timeout` (timeout_ms passed), `navigation_timeout` (browser navigation did not finish), `stealth_blocked` (target denied or challenged), `browser_crashed`, `browser_unavailable` (no browser binary), `action_failed` (the message names the action index), `proxy_error` (customer proxy refused or failed), `egress_denied` (SSRF policy), `unsafe_redirect`, `too_many_redirects`, `network_error`, `upstream_error` (target answered 5xx), `response_too_large` (25 MB after decoding), `content_encoding_error` (corrupt compressed body, or zstd inside a list of codings), `engine_error`, `engine_unavailable`, `tier_unavailable` (the tier cannot run on this deployment: the light tier without its HTTP client; the message names the fix), `job_interrupted` (its attempts were interrupted 3 times, or its interrupted attempt\'s deadline passed: not started again, docs/poison-jobs.md), `extraction_timeout` (the extraction hooks or the page views — `reader`, `page_metadata`, on light `text` and `links` — ran past their worker\'s hard deadline, 15 s / 10 s), `extraction_failed` (their worker died, e.g. at its memory cap; docs/limits.md). A recipe job fails with its run\'s outcome (`timeout`, `layout_changed`, ...); a recipe run whose page work passed its 15 s deadline is `timeout` with a message starting `extraction_timeout:`.' },
     failure_message: { type: ['string', 'null'] },
     created_at: { type: 'string', format: 'date-time' },
     started_at: { type: ['string', 'null'], format: 'date-time' },
@@ -66,7 +66,7 @@ export const JobViewSchema = {
         type: 'object',
         properties: {
           artifact_id: { type: 'string' },
-          artifact_type: { type: 'string', enum: ['html', 'response_body', 'screenshot', 'har', 'reader', 'links', 'text', 'page_metadata', 'console', 'json', 'recipe_output'] },
+          artifact_type: { type: 'string', enum: ['html', 'response_body', 'screenshot', 'har', 'reader', 'links', 'text', 'page_metadata', 'console', 'json', 'pdf', 'recipe_output'] },
           content_type: { type: 'string' },
           size: { type: 'integer' },
           sha256: { type: 'string', description: 'Hex SHA-256 of the bytes, computed when the artifact was stored.' },
@@ -85,6 +85,14 @@ export const JobViewSchema = {
     pages_fetched: { type: ['integer', 'null'] },
     outcome_detail: { type: ['string', 'null'], description: 'Recipe runs only: why the run ended as it did; for schema_invalid the first failing JSON pointer.' },
     matched_locators: { type: ['object', 'null'], additionalProperties: { type: 'integer' }, description: 'Recipe runs only: for each extracted field, which locator of its fallback chain matched (0 is the first).' },
+    formats: {
+      type: 'object', additionalProperties: true,
+      description: 'GET /v1/jobs/{job_id}/result of a job submitted with `formats` only: each requested format, keyed by its name. markdown, html, rawHtml, text: a string; links: an array of URLs; metadata, json: a JSON value; screenshot, screenshot@fullPage, pdf: a download link object (artifact_id, content_type, size, sha256, url, expires_at). Null when the job did not make that artifact.',
+    },
+    formats_truncated: {
+      type: 'object', description: 'With `formats`: the formats whose inline content is cut (text) or left out (JSON over the cap), each with the `artifact_id` and full `size` of the artifact that holds all of it.',
+      additionalProperties: { type: 'object', properties: { artifact_id: { type: 'string' }, size: { type: 'integer' } } },
+    },
     manifest: {
       type: ['object', 'null'],
       additionalProperties: true,

@@ -11,11 +11,13 @@ import { activeHolds } from '../../projections/retention-queries.js'
 import type { PlanName } from '../../domain/plans.js'
 import { MissingFields, StateConflict, ValidationFailed } from '../../domain/errors.js'
 import { validateJobSpec } from '../../domain/job/spec.js'
+import { INLINE_FORMAT_MAX_BYTES } from '../../domain/job/inline-formats.js'
 import { awaitEndedJob, awaitEndedJobNow, getJob, getJobNow, isRunning, listJobs } from '../../projections/job-queries.js'
 import { STREAMS } from '../../domain/streams.js'
 import { JOBS, jobsProjection, requestedJobDoc } from '../../projections/jobs.js'
 import { readableOnceStarted, readModelsCommitHere, waitForPosition, waitForPositionNow } from '../../projections/read-your-writes.js'
 import { artifactDownload } from '../../projections/artifact-queries.js'
+import { inlineFormats } from '../../projections/format-queries.js'
 import { observe, principalOf, requireApiKey } from '../auth.js'
 import type { RouteContext } from '../context.js'
 import { requestMetadata } from '../event-metadata.js'
@@ -129,7 +131,7 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     preHandler: requireApiKey(ctx, 'jobs.read'),
     schema: {
       tags: ['jobs'], summary: 'Get the result of a finished job', security, params: jobIdParams,
-      description: 'The job record with its manifest and artifacts (download each through the artifact route) once the job has ended. A recipe run whose output is over 256 KB has `output: null` and a short-lived signed `result_url` instead. While it is queued or running, answers 409 `result_not_ready` at once, or with `wait=SECONDS` (at most RESULT_WAIT_MAX_SECONDS, default 60) holds the request until the job ends and then answers 200, or answers 409 `result_not_ready` when the wait runs out (a long poll: no client-side polling needed). `wait` outside 0..RESULT_WAIT_MAX_SECONDS answers 422 `invalid_wait`.',
+      description: 'The job record with its manifest and artifacts (download each through the artifact route) once the job has ended. A recipe run whose output is over 256 KB has `output: null` and a short-lived signed `result_url` instead. A job submitted with `formats` has them under `formats`, keyed by format: markdown, html, rawHtml and text as strings, links, metadata and json as JSON values, screenshot, screenshot@fullPage and pdf as a download link (`{artifact_id, artifact_type, content_type, size, sha256, url, expires_at}`), null when the job did not make the artifact (it failed, or markdown of a response that is not HTML on light). Text and JSON are inline up to ' + INLINE_FORMAT_MAX_BYTES + ' bytes per format: past it `formats_truncated` names the format with its `artifact_id` and full `size` (the text cut at a character boundary, a JSON value null); the artifact route serves all of it. While it is queued or running, answers 409 `result_not_ready` at once, or with `wait=SECONDS` (at most RESULT_WAIT_MAX_SECONDS, default 60) holds the request until the job ends and then answers 200, or answers 409 `result_not_ready` when the wait runs out (a long poll: no client-side polling needed). `wait` outside 0..RESULT_WAIT_MAX_SECONDS answers 422 `invalid_wait`.',
       querystring: {
         type: 'object', additionalProperties: false,
         properties: { wait: { type: 'integer', minimum: 0, maximum: ctx.settings.resultWaitMaxSeconds, default: 0, description: 'Seconds to wait for the job to end (long poll).' } },
@@ -158,8 +160,9 @@ export const jobRoutes = async (app: FastifyInstance, ctx: RouteContext) => {
     if (isRunning(doc)) {
       throw new StateConflict({ code: 'result_not_ready', message: `job ${job_id} is ${doc.status}; ${wait > 0 ? `it did not end within ${wait} s` : 'retry shortly, or wait with ?wait=SECONDS'}` })
     }
+    const formats = doc.formats ? await ctx.run(inlineFormats(doc, ctx.settings.artifactUrlTtlSeconds)) : {}
     const large = doc.recipe_run?.output_artifact_id
-    if (!large) return jobView(doc)
+    if (!large) return { ...jobView(doc), ...formats }
     const signed = await ctx.run(artifactDownload(orgId, job_id, large, ctx.settings.artifactUrlTtlSeconds))
     return { ...jobView(doc), result_url: signed.url, result_url_expires_at: signed.expires_at }
   })

@@ -1,6 +1,7 @@
 import { Schema } from 'effect'
 import { HOOK_TYPES, TRANSFORMS, type ExtractionSpec } from '../extraction.js'
 import { RecipeRunSpec } from '../recipe/run-spec.js'
+import { FORMATS } from './formats.js'
 import { BROWSER_EXTENSIONS, HTTP_METHODS, JOB_TYPES, OS_NAMES, WAIT_UNTIL } from './spec.js'
 
 /**
@@ -59,6 +60,9 @@ export const ArtifactOptions = Schema.Struct({
   include_text: Schema.Boolean,
   include_page_metadata: Schema.Boolean,
   include_console: Schema.Boolean,
+  // Added with `formats`: absent (false) in jobs requested before.
+  full_page_screenshot: Schema.optional(Schema.Boolean),
+  include_pdf: Schema.optional(Schema.Boolean),
   block_images: Schema.Boolean,
   block_styles: Schema.Boolean,
   block_media: Schema.Boolean,
@@ -81,6 +85,8 @@ export const JobSpec = Schema.Struct({
   timeout_ms: Schema.Number,
   tags: Schema.Array(Schema.String),
   idempotency_token: Schema.optional(Schema.String),
+  /** The formats the result carries inline (formats.ts); absent when the request named none. */
+  formats: Schema.optional(Schema.Array(Schema.Literal(...FORMATS))),
   artifact_options: ArtifactOptions,
   extraction: Schema.optional(ExtractionSpecSchema),
   actions: Schema.Array(Action),

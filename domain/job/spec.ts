@@ -4,6 +4,7 @@ import { validateExtraction, type ExtractionSpec } from '../extraction.js'
 import {
   boolean, headerMap, integerIn, isCleanText, isHeaderValue, isPlainObject, oneOf, string, stringList, text, unknownFields, type Errors,
 } from '../validation.js'
+import { optionsOfFormats, validateFormats } from './formats.js'
 import type * as Schemas from './spec-schema.js'
 
 export const JOB_TYPES = ['light', 'standard', 'stealth'] as const
@@ -29,8 +30,10 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 export type Action = typeof Schemas.Action.Type
 
 export type ArtifactOptions = typeof Schemas.ArtifactOptions.Type
+/** Page views every tier makes from its document (the light tier from its HTML response, in a worker). */
+const PAGE_VIEW_OPTIONS = ['include_reader', 'include_links', 'include_text', 'include_page_metadata'] as const
 const BROWSER_ARTIFACT_OPTIONS = [
-  'include_screenshot', 'include_har', 'include_reader', 'include_links', 'include_text', 'include_page_metadata',
+  'include_screenshot', 'full_page_screenshot', 'include_pdf', 'include_har',
   'include_console', 'block_images', 'block_styles', 'block_media', 'block_fonts', 'no_scroll',
 ] as const
 
@@ -39,7 +42,7 @@ export type ProxySpec = typeof Schemas.ProxySpec.Type
 /** A validated, normalized job submission: every default applied. Its structure is the schema of spec-schema.ts. */
 export type JobSpec = typeof Schemas.JobSpec.Type
 
-const CORE_FIELDS = ['job_type', 'target_url', 'timeout_ms', 'tags', 'idempotency_token', 'artifact_options', 'extraction', 'actions', 'headers', 'user_agent']
+const CORE_FIELDS = ['job_type', 'target_url', 'timeout_ms', 'tags', 'idempotency_token', 'formats', 'artifact_options', 'extraction', 'actions', 'headers', 'user_agent']
 const LIGHT_ONLY = ['method', 'body', 'follow_redirects', 'max_redirects', 'retry_policy']
 const BROWSER_ONLY = ['headless', 'browser', 'wait_until', 'navigation_timeout_ms']
 const STANDARD_ONLY = ['viewport', 'locale', 'timezone_id']
@@ -159,6 +162,9 @@ export const validateJobSpec = (input: unknown, ctx: JobSpecContext): JobSpecRes
   const proxy = validateProxy(errors, input.proxy, ctx.allowlist)
 
   const artifactOptions = validateArtifactOptions(errors, input.artifact_options, isBrowser || jobType === undefined)
+  const formats = validateFormats(errors, input.formats, jobType, isPlainObject(input.artifact_options) ? input.artifact_options : {}, headless)
+  // A format is the artifact it reads: asking for one turns its options on.
+  for (const option of optionsOfFormats(formats ?? [])) artifactOptions[option] = true
   let extraction: ExtractionSpec | undefined
   if (input.extraction !== undefined) {
     const checked = validateExtraction(input.extraction)
@@ -179,6 +185,7 @@ export const validateJobSpec = (input: unknown, ctx: JobSpecContext): JobSpecRes
       timeout_ms: timeoutMs ?? DEFAULT_TIMEOUT_MS,
       tags: tags ? [...new Set(tags)] : [],
       ...(idempotencyToken !== undefined ? { idempotency_token: idempotencyToken } : {}),
+      ...(formats ? { formats } : {}),
       artifact_options: { ...artifactOptions, include_extraction: includeExtraction },
       ...(extraction ? { extraction } : includeExtraction ? { extraction: { hooks: [] } } : {}),
       actions,
@@ -311,15 +318,16 @@ const validateProxy = (errors: Errors, v: unknown, allowlist: Allowlist): ProxyS
   return { server, ...(username !== undefined ? { username } : {}), ...(password !== undefined ? { password } : {}), ...(bypass !== undefined ? { bypass } : {}) }
 }
 
-const validateArtifactOptions = (errors: Errors, v: unknown, browserTier: boolean): ArtifactOptions => {
+const validateArtifactOptions = (errors: Errors, v: unknown, browserTier: boolean): Record<keyof ArtifactOptions, boolean> => {
   const options: Record<string, boolean> = {
     include_html: true, include_response_body: false, include_extraction: false,
-    ...Object.fromEntries(BROWSER_ARTIFACT_OPTIONS.map((k) => [k, false])),
+    ...Object.fromEntries([...PAGE_VIEW_OPTIONS, ...BROWSER_ARTIFACT_OPTIONS].map((k) => [k, false])),
   }
-  if (v === undefined) return options as unknown as ArtifactOptions
+  const resolved = () => options as Record<keyof ArtifactOptions, boolean>
+  if (v === undefined) return resolved()
   if (!isPlainObject(v)) {
     errors.push(fieldError('artifact_options', 'invalid_artifact_options', 'artifact_options must be an object of booleans'))
-    return options as unknown as ArtifactOptions
+    return resolved()
   }
   for (const [rawKey, value] of Object.entries(v)) {
     const key = rawKey === 'block_stylesheets' ? 'block_styles' : rawKey
@@ -332,5 +340,5 @@ const validateArtifactOptions = (errors: Errors, v: unknown, browserTier: boolea
     }
     options[key] = value
   }
-  return options as unknown as ArtifactOptions
+  return resolved()
 }

@@ -89,7 +89,10 @@ export interface PageSession {
   /** Waits until the page has had no request in flight for `quietMs` (lazy content a scroll triggered), at most `timeoutMs`. */
   waitForNetworkQuiet(quietMs: number, timeoutMs: number): Promise<void>
   url(): string
-  screenshot(): Promise<Uint8Array>
+  /** A PNG of the viewport, or of the whole page with `fullPage`. */
+  screenshot(options: { readonly fullPage: boolean }): Promise<Uint8Array>
+  /** The page printed to PDF (headless Chromium only; the spec refuses pdf with headless false). */
+  pdf(): Promise<Uint8Array>
   consoleMessages(): readonly ConsoleEntry[]
   /** True once the page's renderer crashed. */
   crashed(): boolean

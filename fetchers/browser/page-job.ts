@@ -47,6 +47,7 @@ export interface Capture {
   readonly url: string
   readonly title: string
   readonly screenshot?: Uint8Array
+  readonly pdf?: Uint8Array
   readonly links?: string[]
   readonly text?: string
   readonly console?: readonly ConsoleEntry[]
@@ -171,7 +172,8 @@ export const runPageJob = async (options: PageJobOptions): Promise<PageJobResult
     html,
     url: session.url(),
     title: await read(() => session.evaluate<string>(DOCUMENT_TITLE)),
-    ...(opts.include_screenshot ? { screenshot: await session.screenshot() } : {}),
+    ...(opts.include_screenshot ? { screenshot: await session.screenshot({ fullPage: opts.full_page_screenshot === true }) } : {}),
+    ...(opts.include_pdf ? { pdf: await session.pdf() } : {}),
     ...(opts.include_links ? { links: [...new Set(await read(() => session.evaluate<string[]>(links(MAX_BODY_BYTES))))] } : {}),
     ...(opts.include_text ? { text: await read(() => session.evaluate<string>(visibleText(MAX_BODY_BYTES))) } : {}),
     ...(opts.include_console ? { console: session.consoleMessages() } : {}),

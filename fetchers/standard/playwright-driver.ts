@@ -140,7 +140,9 @@ const openSession = async (browser: Browser, options: SessionOptions): Promise<P
       },
       waitForNetworkQuiet: (quietMs, timeoutMs) => inFlight.quiet(quietMs, timeoutMs),
       url: () => page.url(),
-      screenshot: async () => new Uint8Array(await page.screenshot({ type: 'png', timeout: SCREENSHOT_TIMEOUT_MS })),
+      screenshot: async ({ fullPage }) => new Uint8Array(await page.screenshot({ type: 'png', fullPage, timeout: SCREENSHOT_TIMEOUT_MS })),
+      // Backgrounds printed: without them a page's coloured banners come out as white text on white.
+      pdf: async () => new Uint8Array(await page.pdf({ printBackground: true })),
       consoleMessages: () => consoleEntries,
       crashed: () => crashed,
       close: () => context.close(),

@@ -12,8 +12,8 @@ export { FairWorkerPool, type PoolOutcome } from './fair-pool.js'
 export const EXTRACTION_DEADLINE_MS = 15_000
 /** Hard deadline of one change-detection step (normalising a page, diffing two contents) in a worker. */
 export const DETECTION_DEADLINE_MS = 10_000
-/** Hard deadline of the `reader` artifact (Readability, then Markdown). */
-export const READER_DEADLINE_MS = 10_000
+/** Hard deadline of a page's views made from its markup (reader, text, links, page_metadata: page-views/index.ts). */
+export const PAGE_VIEWS_DEADLINE_MS = 10_000
 
 let shared: FairWorkerPool | undefined
 const pool = (): FairWorkerPool => (shared ??= new FairWorkerPool())

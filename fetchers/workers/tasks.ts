@@ -4,6 +4,8 @@
  * data (they cross threads by structured clone; an output of bytes is moved).
  */
 import { diffLines, type ContentDiff } from '../../domain/detection/diff.js'
+import type { EngineArtifact } from '../engine.js'
+import type { PageView } from '../page-views/index.js'
 import { normalizeHtml, type Normalized } from '../../domain/detection/normalize.js'
 import type { ExtractionSpec } from '../../domain/extraction.js'
 import { runExtraction, type PageInput } from '../extraction/index.js'
@@ -35,8 +37,14 @@ export interface CpuTasks {
   }
   /** Change detection's diff of two normalized contents. */
   readonly diff: { readonly input: { readonly before: readonly string[]; readonly after: readonly string[] }; readonly output: ContentDiff }
-  /** The `reader` artifact (Readability and turndown). */
-  readonly reader: { readonly input: { readonly html: string; readonly url: string }; readonly output: string }
+  /**
+   * A page's views made from its markup (page-views/index.ts): reader, text, links, page_metadata as artifacts. The
+   * page comes as text (a browser's rendered DOM) or as the bytes of an HTML response, decoded here (the light tier).
+   */
+  readonly page_views: {
+    readonly input: { readonly html?: string; readonly bodyBytes?: Uint8Array; readonly url: string; readonly want: readonly PageView[]; readonly maxChars: number }
+    readonly output: EngineArtifact[]
+  }
   /** A recipe response's assertions (fetchers/recipe/selection.ts). */
   readonly recipe_classify: {
     readonly input: { readonly assertions: readonly Assertion[]; readonly step: string; readonly response: RecipeHttpResponse; readonly scope: TemplateScope }
@@ -74,8 +82,9 @@ const HANDLERS: { readonly [K in CpuTaskKind]: (input: CpuTasks[K]['input']) => 
     }
   },
   diff: ({ before, after }) => diffLines(before, after),
-  // Loaded on first use: Readability, linkedom and turndown would slow every worker's start for a rare artifact.
-  reader: async ({ html, url }) => (await import('../browser/reader.js')).readerMarkdown(html, url),
+  // Loaded on first use: Readability, linkedom and turndown would slow every worker's start for rarer artifacts.
+  page_views: async ({ html, bodyBytes, url, want, maxChars }) =>
+    (await import('../page-views/index.js')).pageViews(html ?? new TextDecoder().decode(bodyBytes), url, want, maxChars),
   recipe_classify: ({ assertions, step, response, scope }) => classify(assertions, step, response, scope),
   recipe_locate: ({ chains, response, scope }) => locateAll(chains, response, scope),
   recipe_extract: ({ extractors, scope }) => extractAll(extractors, scope),

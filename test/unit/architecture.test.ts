@@ -20,6 +20,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[] | 'everything'>> = {
   infra: 'everything',
   // The dashboard (bundled for the browser): it reaches the service only through the public API.
   web: ['domain'],
+  // The `scrapeworks` user command: an HTTP client of the public API, which may name the domain's shapes as types only.
+  client: [],
   test: 'everything',
   // Not in the table: tooling run beside the service (benchmarks, the test runner, service checks), never by it.
   bench: 'everything',
@@ -29,8 +31,9 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[] | 'everything'>> = {
 /**
  * The api names the services its runtime must provide (the `R` of the effects a route runs) as types: a type-only
  * import of a port's Tag brings no adapter and no behaviour into the api, so it is allowed; a value import is not.
+ * The client may name the domain's shapes (a job spec's fields) the same way, and runs none of its code.
  */
-const TYPE_ONLY_ALLOWED: Readonly<Record<string, readonly string[]>> = { api: ['ports'] }
+const TYPE_ONLY_ALLOWED: Readonly<Record<string, readonly string[]>> = { api: ['ports'], client: ['domain'] }
 
 /** Node built-ins domain may use: pure computation (hashing, text, URLs), no I/O. */
 const PURE_BUILTINS = new Set(['crypto', 'util', 'url', 'buffer', 'assert', 'string_decoder', 'querystring', 'punycode'])

@@ -1,6 +1,4 @@
-import { parseHTML } from 'linkedom'
-
-/** The `page_metadata` artifact, read from the rendered DOM. */
+/** The `page_metadata` artifact, read from the document (the rendered DOM of a browser tier, the light tier's HTML). */
 export interface PageMetadata {
   readonly url: string
   readonly title: string | null
@@ -29,8 +27,7 @@ const add = (into: Record<string, string | string[]>, key: string, value: string
   into[key] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value]
 }
 
-export const pageMetadata = (html: string, url: string): PageMetadata => {
-  const { document } = parseHTML(html)
+export const pageMetadata = (document: Document, url: string): PageMetadata => {
   const meta = (selector: string) => document.querySelector(selector)?.getAttribute('content')?.trim() || null
   const openGraph: Record<string, string | string[]> = {}
   const twitter: Record<string, string | string[]> = {}
