@@ -103,6 +103,8 @@ t.test('REGISTRATION=closed: POST /register answers 403 registration_closed', as
   const answer = await fetch(`${svc.base}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'walk-in@example.com', password }) })
   t.equal(answer.status, 403)
   t.same(await answer.json(), { detail: 'registration_closed' })
+  const policy = await fetch(`${svc.base}/registration`)
+  t.same(await policy.json(), { registration: 'closed' }, 'GET /registration tells the dashboard to hide its sign-up')
 })
 
 t.test('GET / redirects to the dashboard', async (t) => {
