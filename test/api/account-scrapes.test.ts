@@ -1,4 +1,6 @@
 import t from 'tap'
+import { addUser } from '../../commands/users.js'
+import { findUserByEmail } from '../../projections/user-queries.js'
 import { startFixtureSite } from '../fixtures/site.js'
 import { signUp } from '../helpers/account.js'
 import { startService, waitFor } from '../helpers/service.js'
@@ -148,7 +150,7 @@ t.test('playwright with take_screenshot: a PNG data URL, then a signed screensho
   t.same(Buffer.from(await download.arrayBuffer()).subarray(0, 8), Buffer.from(answer.body.screenshot.split(',')[1], 'base64').subarray(0, 8))
 })
 
-t.test('GET /scrapes: filters, pagination edges, sort orders; another user\'s scrapes are 404', async (t) => {
+t.test('GET /scrapes: filters, pagination edges, sort orders; a colleague sees them, another organization\'s user gets 404', async (t) => {
   const user = await signUp(svc)
   const ids: string[] = []
   for (const path of ['/page', '/json', '/status?code=503']) {
@@ -181,6 +183,16 @@ t.test('GET /scrapes: filters, pagination edges, sort orders; another user\'s sc
   t.same((await list('?q=JSON')).body.items.map((i: any) => i.id), [ids[1]], 'q is a case-insensitive URL substring')
   t.same((await list('?backend=playwright')).body.total, 0)
   t.same((await list('?backend=httpx')).body.total, 3)
+
+  // A colleague the operator added to the organization (`cli user create`) sees its scrapes.
+  const { org_id } = (await svc.run(findUserByEmail(user.email)))!
+  const colleague = { email: `colleague-${process.pid}@example.com`, password: 'another long password' }
+  await svc.run(addUser({ credentials: colleague, org_id, role: 'member', metadata: { correlation_id: 'test', causation_id: null, actor: 'cli' } }))
+  let token = { status: 0, body: {} as any }
+  await waitFor(async () => (token = await svc.api('POST', '/token', { body: colleague })).status === 200)
+  const colleagueHeaders = { authorization: `Bearer ${token.body.access_token as string}` }
+  t.same((await svc.api('GET', '/scrapes?dir=asc', { headers: colleagueHeaders })).body.items.map((i: any) => i.id), ids, "the organization's scrapes")
+  t.equal((await svc.api('GET', `/scrapes/${ids[0]}`, { headers: colleagueHeaders })).status, 200)
 
   const stranger = await signUp(svc)
   const theirs = await svc.api('GET', `/scrapes/${ids[0]}`, { headers: stranger.bearer })
