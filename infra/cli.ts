@@ -29,7 +29,9 @@ const loadedConfig = () => (config ??= loadConfig(environment()))
 /** `cli audit ...` works on the files themselves (the event store's, the keys'), without the service's runtime. */
 const audit = (args: readonly string[]) => {
   try {
-    if (auditCommand([...args], loadedConfig())) return
+    const c = loadedConfig()
+    process.stderr.write(`using ${dataLocation(c)}\n`)
+    if (auditCommand([...args], c)) return
     process.stderr.write(`${usage}\n`)
     process.exitCode = 2
   } catch (error) {
