@@ -1,8 +1,6 @@
 import t from 'tap'
-import { addUser } from '../../commands/users.js'
-import { findUserByEmail } from '../../projections/user-queries.js'
 import { startFixtureSite } from '../fixtures/site.js'
-import { signUp } from '../helpers/account.js'
+import { colleagueOf, signUp } from '../helpers/account.js'
 import { startService, waitFor } from '../helpers/service.js'
 
 const site = await startFixtureSite({
@@ -185,14 +183,9 @@ t.test('GET /scrapes: filters, pagination edges, sort orders; a colleague sees t
   t.same((await list('?backend=httpx')).body.total, 3)
 
   // A colleague the operator added to the organization (`cli user create`) sees its scrapes.
-  const { org_id } = (await svc.run(findUserByEmail(user.email)))!
-  const colleague = { email: `colleague-${process.pid}@example.com`, password: 'another long password' }
-  await svc.run(addUser({ credentials: colleague, org_id, role: 'member', metadata: { correlation_id: 'test', causation_id: null, actor: 'cli' } }))
-  let token = { status: 0, body: {} as any }
-  await waitFor(async () => (token = await svc.api('POST', '/token', { body: colleague })).status === 200)
-  const colleagueHeaders = { authorization: `Bearer ${token.body.access_token as string}` }
-  t.same((await svc.api('GET', '/scrapes?dir=asc', { headers: colleagueHeaders })).body.items.map((i: any) => i.id), ids, "the organization's scrapes")
-  t.equal((await svc.api('GET', `/scrapes/${ids[0]}`, { headers: colleagueHeaders })).status, 200)
+  const colleague = await colleagueOf(svc, user)
+  t.same((await svc.api('GET', '/scrapes?dir=asc', { headers: colleague.bearer })).body.items.map((i: any) => i.id), ids, "the organization's scrapes")
+  t.equal((await svc.api('GET', `/scrapes/${ids[0]}`, { headers: colleague.bearer })).status, 200)
 
   const stranger = await signUp(svc)
   const theirs = await svc.api('GET', `/scrapes/${ids[0]}`, { headers: stranger.bearer })
