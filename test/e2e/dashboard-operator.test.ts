@@ -44,6 +44,11 @@ t.test('the CLI-made owner signs in, sees the organization id, the first-run com
   t.match(await page.locator('.first-run pre').textContent(), `curl -s -X POST ${svc.config.publicBaseUrl}/v1/jobs -H "X-API-Key: $KEY"`)
   t.ok(await page.getByRole('link', { name: 'API docs' }).isVisible(), 'the dashboard links /docs')
   await page.screenshot({ path: join(SHOTS, 'first-run-1280.png'), fullPage: true })
+  await page.getByRole('button', { name: 'Create a key for these commands' }).click()
+  await page.getByText('is in the commands below, shown only this once').waitFor()
+  const commandKey = /^KEY=(sk_\S+)$/m.exec(await page.locator('.first-run pre').textContent() ?? '')?.[1]
+  t.ok(commandKey, 'the commands hold a key of the user\'s own')
+  t.equal((await svc.api('GET', '/v1/jobs', { key: commandKey! })).status, 200, 'which works as written')
 
   const submitted = await svc.api('POST', '/v1/jobs', { key: org.api_key, body: { job_type: 'light', target_url: `${site.origin}/`, tags: ['tour'] } })
   t.equal(submitted.status, 202)
