@@ -109,7 +109,7 @@ const main = async (argv: readonly string[]) => {
   const runtime = ManagedRuntime.make(appLayer(c, (m, d) => process.stderr.write(`${m} ${d ?? ''}\n`)))
   const metadata = { correlation_id: `cli-${Date.now()}`, causation_id: null, actor: 'cli' }
   try {
-    const result = await prepared({ run: promiseRunner(runtime.runPromiseExit), metadata })
+    const result = await prepared({ run: promiseRunner(runtime.runPromiseExit), metadata, defaultPlan: c.defaultPlan })
     process.stdout.write(render(result, args.switches.has('json')))
   } catch (error) {
     const input = INPUT_ERRORS.has((error as { _tag?: string })._tag ?? '')

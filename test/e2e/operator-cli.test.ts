@@ -146,3 +146,12 @@ t.test('.env in the working directory names the data folder; a variable of the e
   t.match(overridden.stderr, `using data folder ${other}`)
   t.same(JSON.parse(overridden.stdout), [])
 })
+
+t.test('org create without --plan takes DEFAULT_PLAN, as a sign-up does', async (t) => {
+  const made = await runCli({ ...env, DEFAULT_PLAN: 'starter' }, ['org', 'create', '--name', 'Defaulted'])
+  t.match(made, { name: 'Defaulted', plan: 'starter' })
+  t.match(await runCli(env, ['org', 'show', '--org', made.org_id]), { plan: 'starter' })
+  const refused = await runCliRaw({ ...env, DEFAULT_PLAN: 'gold' }, ['org', 'create', '--name', 'Gold'])
+  t.equal(refused.code, 1, 'an unknown DEFAULT_PLAN is a configuration error, as at start')
+  t.match(refused.stderr, /^error: DEFAULT_PLAN must be one of free, starter/)
+})
