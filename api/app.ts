@@ -137,7 +137,7 @@ export const buildApp = async (ctx: ApiContext, options: AppOptions = {}): Promi
   await app.register(async (scope) => retentionRoutes(scope, routeCtx))
   await app.register(async (scope) => downloadRoutes(scope, ctx))
   const account = options.account
-  if (account) await app.register(async (scope) => accountRoutes(scope, account))
+  if (account) await app.register(async (scope) => accountRoutes(scope, account, ctx.clock))
   const dashboardDir = options.dashboardDir
   if (dashboardDir) await app.register(async (scope) => dashboardRoutes(scope, dashboardDir))
   return app

@@ -49,8 +49,8 @@ export const requireApiKey = (ctx: RouteContext, scope: string) => async (reques
   if (!principal.scopes.includes(scope)) {
     throw new Forbidden({ code: 'missing_scope', message: `this API key lacks the scope ${scope}` })
   }
-  const now = Date.now()
-  const before = ctx.rateWindow.hit(principal.key_id)
+  const now = ctx.clock.now().getTime()
+  const before = ctx.rateWindow.hit(principal.key_id, now)
   reply.header('X-RateLimit-Limit', String(principal.limits.rate_limit_rpm))
   reply.header('X-RateLimit-Remaining', String(Math.max(0, principal.limits.rate_limit_rpm - before - 1)))
   reply.header('X-RateLimit-Reset', String(Math.ceil((Math.floor(now / 60_000) * 60_000 + 60_000) / 1000)))

@@ -23,6 +23,8 @@ export interface ApiServicesNow {
 /** What the HTTP layer needs from the process: a way to run effects, and settings. */
 export interface ApiContext {
   readonly run: <A, E>(effect: Effect.Effect<A, E, ApiServices>) => Promise<A>
+  /** The process's Clock, for the rules a route applies itself (the per-key rate window) without an effect run. */
+  readonly clock: ClockService
   readonly settings: {
     readonly publicBaseUrl: string
     readonly artifactUrlTtlSeconds: number

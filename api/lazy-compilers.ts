@@ -1,7 +1,7 @@
 /**
  * Response serializers and parameter validators compiled on a route's first use instead of at start-up. The API has
- * a few hundred route and status pairs and compiling them all took most of a start's CPU (about 5 s), paid by every
- * process that starts the API though it answers few of them; the first request of a route pays its own instead.
+ * a few hundred route and status pairs, and compiling them all is most of a start's CPU (docs/performance.md), which
+ * every process that starts the API would pay though it answers few of them; the first request of a route pays its own.
  */
 import { SerializerSelector, type SerializerFactory, type Serializer } from '@fastify/fast-json-stringify-compiler'
 import type { ValidateFunction } from 'ajv'

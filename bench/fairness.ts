@@ -17,6 +17,8 @@ import { serviceClient } from './service-client.js'
 
 const VICTIM_JOBS = Number(process.env.BENCH_VICTIM_JOBS ?? 30)
 const only = process.env.BENCH_CASE
+// BENCH_CPU_PROF=DIR writes the service's CPU profiles (node --cpu-prof) into DIR when it stops.
+const profileDir = process.env.BENCH_CPU_PROF
 
 const dir = fileURLToPath(new URL('./fairness/', import.meta.url))
 const cases: FairnessCase[] = []
@@ -40,7 +42,7 @@ const runCase = async (fairnessCase: FairnessCase) => {
     (await runCli(env, ['org', 'create', '--name', name, '--plan', plan, '--rate-limit-rpm', '100000', '--daily-quota', '100000000'])).api_key as string
   const victimKey = await org('Victim', 'pro')
   const hostileKey = await org('Hostile', 'pro')
-  const service = await spawnService(env)
+  const service = await spawnService(env, [], profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])
   const stop = () => service.child.kill('SIGKILL')
   process.on('exit', stop) // also when the bench fails half-way
   await waitFor(async () => (await fetch(`${service.base}/v1/jobs`, { headers: { 'x-api-key': victimKey } })).status === 200, 30_000)

@@ -23,8 +23,16 @@ export interface Handled<E> {
 
 const MAX_CONFLICT_RETRIES = 8
 
+/**
+ * A command carries the instant it was made at, which its caller read from the Clock; its events occur at that
+ * instant (so a manual clock drives `occurred_at` too, and handling reads no clock of its own).
+ */
+export interface Timed {
+  readonly now: string
+}
+
 /** Load the stream, fold, decide, append with the expected revision; retry when another writer got there first. */
-export const handle = <C, E extends DomainEvent, S, Err>(
+export const handle = <C extends Timed, E extends DomainEvent, S, Err>(
   decider: Decider<C, E, S, Err>,
   stream: string,
   command: C,
@@ -51,7 +59,7 @@ export const handle = <C, E extends DomainEvent, S, Err>(
       const events = decided.right
       const last = history[history.length - 1]
       if (events.length === 0) return Effect.succeed({ events, revision: last?.revision ?? -1, position: last?.position ?? 0 })
-      return store.append(stream, storedForm(events, stream, ctx), last ? last.revision : 'no_stream').pipe(
+      return store.append(stream, storedForm(events, stream, ctx, command.now), last ? last.revision : 'no_stream').pipe(
         Effect.map((result) => ({ events, revision: result.revision, position: result.position })),
         Effect.catchTag('WrongExpectedRevision', (conflict) => (n < MAX_CONFLICT_RETRIES ? attempt(n + 1) : Effect.fail(conflict))),
       )
@@ -63,17 +71,15 @@ export const handle = <C, E extends DomainEvent, S, Err>(
 export const foldHistory = <E extends DomainEvent, S>(decider: Pick<Decider<never, E, S, never>, 'initialState' | 'evolve'>, history: readonly { readonly type: string; readonly data: unknown }[]): S =>
   fold(decider, history.map((r) => decodeEvent(r.type, r.data) as E))
 
-/** The stored form of decided events, to append to `stream`. */
-const storedForm = (events: readonly DomainEvent[], stream: string, ctx: CommandContext): NewEvent[] => {
-  const now = new Date().toISOString()
-  return events.map((event, i) => {
+/** The stored form of decided events, to append to `stream`, as having occurred at `occurredAt`. */
+const storedForm = (events: readonly DomainEvent[], stream: string, ctx: CommandContext, occurredAt: string): NewEvent[] =>
+  events.map((event, i) => {
     const { type, data } = encodeEvent(event)
     return {
       event_id: ctx.idSeed ? deterministicId(`${ctx.idSeed}:${stream}:${i}`) : randomUUID(),
-      type, data, org_id: ctx.org_id, occurred_at: now, metadata: ctx.metadata,
+      type, data, org_id: ctx.org_id, occurred_at: occurredAt, metadata: ctx.metadata,
     }
   })
-}
 
 /** A stream's state as its caller folded it, and its last event's revision and position (undefined: no stream). */
 export interface KnownStream<S> {
@@ -99,7 +105,7 @@ export const loadNow = <E extends DomainEvent, S>(decider: Pick<Decider<never, E
  * folded, so the stream is not read again) when given, reading the stream again after a conflict, as `handle` does.
  * A decision's refusal is the Left; the store's failures, and a conflict past the retries, are thrown.
  */
-export const handleNow = <C, E extends DomainEvent, S, Err>(
+export const handleNow = <C extends Timed, E extends DomainEvent, S, Err>(
   decider: Decider<C, E, S, Err>,
   store: StoreNow,
   stream: string,
@@ -114,7 +120,7 @@ export const handleNow = <C, E extends DomainEvent, S, Err>(
     const events = decided.right
     if (events.length === 0) return Either.right({ events, revision: last?.revision ?? -1, position: last?.position ?? 0 })
     try {
-      const result = store.appendNow(stream, storedForm(events, stream, ctx), last ? last.revision : 'no_stream')
+      const result = store.appendNow(stream, storedForm(events, stream, ctx, command.now), last ? last.revision : 'no_stream')
       return Either.right({ events, revision: result.revision, position: result.position })
     } catch (error) {
       if (!(error instanceof WrongExpectedRevision) || n >= MAX_CONFLICT_RETRIES) throw error

@@ -50,7 +50,7 @@ export const requestScrape = (input: RequestScrape) =>
 
 /** Records the scrape a scrape's job implies (idempotent: a scrape already recorded stays as it is). */
 export const recordScrapeRequested = (scrape: Omit<ScrapeRequested, '_tag'>, metadata: EventMetadata) =>
-  runScrapeCommand({ _tag: 'RequestScrape', ...scrape }, scrape.org_id, metadata)
+  runScrapeCommand({ _tag: 'RequestScrape', ...scrape, now: scrape.requested_at }, scrape.org_id, metadata)
 
 /** Records a scrape's result from its job's last event (idempotent: the first record stays). */
 export const completeScrape = (scrapeId: string, orgId: string, end: JobSucceeded | JobFailed, metadata: EventMetadata) => {
@@ -62,7 +62,7 @@ export const completeScrape = (scrapeId: string, orgId: string, end: JobSucceede
     failure_reason: end._tag === 'JobFailed' ? end.failure_reason : null,
     failure_message: end._tag === 'JobFailed' ? end.message : null,
     screenshot_blob_key: screenshot?.blob_key ?? null,
-    completed_at: end.finished_at,
+    completed_at: end.finished_at, now: end.finished_at,
   }, orgId, metadata)
 }
 

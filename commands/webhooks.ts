@@ -89,10 +89,10 @@ const onDelivery = (orgId: string, deliveryId: string, command: DeliveryCommand,
   handle(deliveryDecider, STREAMS['webhook-delivery'].stream(deliveryId), command, { ...ctx, org_id: orgId })
 
 export const scheduleWebhookDelivery = (delivery: Omit<WebhookDeliveryScheduled, '_tag'>, ctx: Omit<CommandContext, 'org_id'>) =>
-  onDelivery(delivery.org_id, delivery.delivery_id, { _tag: 'ScheduleDelivery', delivery }, ctx)
+  onDelivery(delivery.org_id, delivery.delivery_id, { _tag: 'ScheduleDelivery', delivery, now: delivery.scheduled_at }, ctx)
 
 export const recordWebhookAttempt = (orgId: string, deliveryId: string, attempt: number, result: AttemptResult, ctx: Omit<CommandContext, 'org_id'>) =>
-  onDelivery(orgId, deliveryId, { _tag: 'RecordAttempt', attempt, result }, ctx)
+  onDelivery(orgId, deliveryId, { _tag: 'RecordAttempt', attempt, result, now: result.attempted_at }, ctx)
 
 export const cancelWebhookDelivery = (orgId: string, deliveryId: string, reason: 'endpoint_disabled' | 'endpoint_deleted', ctx: Omit<CommandContext, 'org_id'>) =>
   Effect.flatMap(now, (at) => onDelivery(orgId, deliveryId, { _tag: 'CancelDelivery', reason, now: at }, ctx))

@@ -12,23 +12,61 @@ import { createHash, createHmac, sign, timingSafeEqual, verify, type KeyObject }
 /** The `prev` of a chain's first link. */
 export const GENESIS = '0'.repeat(64)
 
-/** JSON with object keys sorted at every depth: the bytes a link covers do not depend on key order. */
-export const canonicalJson = (value: unknown): string => {
+/** A key JavaScript orders before all others, by number, whatever the order it was added in. */
+const INDEX_LIKE_KEY = /^(?:0|[1-9]\d*)$/
+
+/** `value` rebuilt with object keys inserted in sorted order, or null when an object has a key that order cannot hold. */
+const sortedCopy = (value: unknown): unknown => {
+  if (typeof value === 'function' || typeof value === 'symbol') return null
+  if (value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) {
+    const items = new Array<unknown>(value.length)
+    for (let i = 0; i < value.length; i++) {
+      const item = sortedCopy(value[i])
+      if ((item === null && value[i] !== null) || item === undefined) return null
+      items[i] = item
+    }
+    return items
+  }
+  const keys = Object.keys(value).sort()
+  const copy: Record<string, unknown> = {}
+  for (const key of keys) {
+    if (INDEX_LIKE_KEY.test(key)) return null
+    const field = (value as Record<string, unknown>)[key]
+    const sorted = sortedCopy(field)
+    if (sorted === null && field !== null) return null
+    copy[key] = sorted
+  }
+  return copy
+}
+
+/** The same text as canonicalJson, key by key: for objects with index-like keys, which JavaScript would reorder. */
+const canonicalJsonByKey = (value: unknown): string => {
   if (value === null || typeof value !== 'object') return JSON.stringify(value)
-  // Written as loops: every appended event is canonicalized in the append's transaction.
   let out: string
   if (Array.isArray(value)) {
     out = '['
-    for (let i = 0; i < value.length; i++) out += `${i > 0 ? ',' : ''}${canonicalJson(value[i]) ?? ''}`
+    for (let i = 0; i < value.length; i++) out += `${i > 0 ? ',' : ''}${canonicalJsonByKey(value[i]) ?? ''}`
     return `${out}]`
   }
   out = '{'
   for (const key of Object.keys(value).sort()) {
     const field = (value as Record<string, unknown>)[key]
     if (field === undefined) continue
-    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(field)}`
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJsonByKey(field)}`
   }
   return `${out}}`
+}
+
+/**
+ * JSON with object keys sorted at every depth: the bytes a link covers do not depend on key order. Every appended
+ * event is canonicalized in the append's transaction, so the usual case is a sorted copy given to JSON.stringify (half
+ * the time of writing it key by key); an object with an index-like key ("200"), which JavaScript would move first, and
+ * a value JSON cannot hold (undefined in an array, a function) are written key by key.
+ */
+export const canonicalJson = (value: unknown): string => {
+  const sorted = sortedCopy(value)
+  return sorted === null && value !== null ? canonicalJsonByKey(value) : JSON.stringify(sorted)
 }
 
 /**

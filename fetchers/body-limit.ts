@@ -20,9 +20,11 @@ const YIELD_EVERY_BYTES = 256 * 1024
 /**
  * Copies chunks into one growing buffer, giving up as soon as their total passes `limit`. Decoded bodies arrive in
  * thousands of small chunks: copying them at once lets each die young instead of piling up for the old-space GC.
+ * `expectedBytes` (a declared Content-Length) sizes the buffer at once: a large page is then never copied again as
+ * the buffer grows, each copy holding the event loop for milliseconds.
  */
-export const collectLimited = async (chunks: AsyncIterable<Uint8Array>, limit = MAX_BODY_BYTES): Promise<Uint8Array> => {
-  let buffer = new Uint8Array(64 * 1024)
+export const collectLimited = async (chunks: AsyncIterable<Uint8Array>, limit = MAX_BODY_BYTES, expectedBytes = 0): Promise<Uint8Array> => {
+  let buffer = new Uint8Array(Math.min(limit, Math.max(64 * 1024, Number.isSafeInteger(expectedBytes) ? expectedBytes : 0)))
   let total = 0
   let sinceYield = 0
   for await (const chunk of chunks) {

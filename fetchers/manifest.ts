@@ -28,7 +28,10 @@ export const jobManifest = (parts: ManifestParts): Record<string, unknown> => ({
   timing: parts.timing,
 })
 
-/** The manifest's `timing`: when the job started and finished, plus tier-specific durations. */
+/**
+ * The manifest's `timing`: when the job started and finished, plus tier-specific durations. Real time, not the
+ * Clock's: it reports how long the fetch really took, and no rule reads it.
+ */
 export const jobTiming = (startedAt: number, extra: Readonly<Record<string, unknown>> = {}) => ({
   started_at: new Date(startedAt).toISOString(), finished_at: new Date().toISOString(), duration_ms: Date.now() - startedAt, ...extra,
 })

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import type { JobSpec } from '../domain/job/spec.js'
 import type { EngineArtifact } from './engine.js'
 import { EXTRACTION_DEADLINE_MS, offThread, type PoolOutcome } from './workers/index.js'
@@ -26,11 +27,20 @@ export const valueOf = <T>(outcome: PoolOutcome<T>, what: string): T => {
 
 export interface PageContent {
   readonly url: string
-  /** The document as the client ended up with it: response text on light, the rendered DOM on browser tiers. */
+  /** The rendered DOM of a browser tier. */
   readonly html?: string
+  /** The light tier's document is its response body (an HTML or XML response, or one without a type). */
+  readonly bodyIsHtml?: boolean
   readonly responseBody?: Uint8Array
   readonly responseContentType?: string
 }
+
+/**
+ * The html artifact's UTF-8 bytes of a response body: the body itself when it is UTF-8 without a byte order mark
+ * (checked without decoding it), else its text as decoding it as UTF-8 gives it (a BOM dropped, bad bytes replaced).
+ */
+const htmlOfBody = (body: Uint8Array): Uint8Array =>
+  isUtf8(body) && !(body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) ? body : encoder.encode(new TextDecoder().decode(body))
 
 /**
  * The artifacts every tier produces from a page: html, response_body and the extraction result (computed in a worker
@@ -39,8 +49,9 @@ export interface PageContent {
 export const commonArtifacts = async (orgId: string, spec: JobSpec, page: PageContent): Promise<EngineArtifact[]> => {
   const artifacts: EngineArtifact[] = []
   const options = spec.artifact_options
-  if (options.include_html && page.html !== undefined) {
-    artifacts.push({ artifact_type: 'html', content_type: 'text/html; charset=utf-8', bytes: encoder.encode(page.html) })
+  if (options.include_html) {
+    const html = page.html !== undefined ? encoder.encode(page.html) : page.bodyIsHtml && page.responseBody ? htmlOfBody(page.responseBody) : undefined
+    if (html !== undefined) artifacts.push({ artifact_type: 'html', content_type: 'text/html; charset=utf-8', bytes: html })
   }
   if (options.include_response_body && page.responseBody) {
     artifacts.push({ artifact_type: 'response_body', content_type: page.responseContentType ?? 'application/octet-stream', bytes: page.responseBody })
@@ -53,9 +64,9 @@ export const commonArtifacts = async (orgId: string, spec: JobSpec, page: PageCo
         ...(page.html !== undefined ? { html: page.html } : {}),
         ...(page.responseContentType ? { contentType: page.responseContentType } : {}),
       },
-      ...(page.responseBody ? { bodyBytes: page.responseBody } : {}),
+      ...(page.responseBody ? { bodyBytes: page.responseBody, ...(page.bodyIsHtml ? { bodyIsHtml: true } : {}) } : {}),
     }, EXTRACTION_DEADLINE_MS)
-    artifacts.push(jsonArtifact('json', valueOf(result, 'extraction')))
+    artifacts.push({ artifact_type: 'json', content_type: 'application/json', bytes: valueOf(result, 'extraction') })
   }
   return artifacts
 }

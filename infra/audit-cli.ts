@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { verifyExport, type Checkpoint } from '../domain/audit-chain.js'
 import { loadAuditKeys, publicKeysPem, readAuditKeys, rotateAuditKey } from './audit-keys.js'
 import type { Config } from './config.js'
+import { systemClock } from './clock/system.js'
 import { makeSqliteAuditChain } from './sqlite/audit-chain.js'
 import { storedCheckpoints, verifyStoredChain } from './sqlite/audit-verify.js'
 import { openDatabase } from './sqlite/database.js'
@@ -74,7 +75,7 @@ const checkpointNow = (config: Config) => {
   try {
     const { current } = loadAuditKeys(config.audit.keysFile)
     const chain = makeSqliteAuditChain(db, { keys: current, checkpointEvery: config.audit.checkpointEvery, checkpointIntervalSeconds: config.audit.checkpointIntervalSeconds })
-    const made = db.transaction(() => chain.checkpointNow(new Date().toISOString())).immediate()
+    const made = db.transaction(() => chain.checkpointNow(systemClock.now().toISOString())).immediate()
     return made === null ? { checkpoint: null, reason: 'nothing was chained since the last checkpoint' } : { checkpoint: made.seq, position: made.global.position }
   } finally {
     db.close()

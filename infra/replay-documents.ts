@@ -83,8 +83,8 @@ export const replayDocuments = (
     const writes = held.get(collection)
     if (writes === undefined) return undefined
     const doc = writes.get(id)
-    // Frozen when a fold first reads it (most documents never are read back, and freezing each write cost a tenth of
-    // a replay): a fold that changed a document it read would fail.
+    // Frozen when a fold first reads it, not when written: most documents are never read back, and freezing every
+    // write is a measurable share of a replay (docs/performance.md). A fold that changed a document it read would fail.
     if (doc !== undefined) return doc === null ? null : Object.freeze(doc)
     const recent = lastWritten.get(collection)!.get(id)
     if (recent !== undefined) return Object.freeze(recent)

@@ -3,10 +3,14 @@ import type { StoreUnavailable } from './event-store.js'
 
 export type Doc = Record<string, unknown> & { readonly _id: string }
 
-/** A filter value: equality, `$in`, ranges, or substring (`$contains`, case-insensitive). Fields may be dotted paths. */
+/**
+ * A filter value: equality, `$in`, `$nin` (none of the values; a missing field matches), ranges, or substring
+ * (`$contains`, case-insensitive). Fields may be dotted paths.
+ */
 export type FilterValue =
   | string | number | boolean | null
   | { readonly $in: readonly (string | number | boolean)[] }
+  | { readonly $nin: readonly (string | number | boolean)[] }
   | { readonly $gt?: string | number; readonly $gte?: string | number; readonly $lt?: string | number; readonly $lte?: string | number }
   | { readonly $contains: string }
 export type Filter = Readonly<Record<string, FilterValue>>
@@ -21,6 +25,11 @@ export interface FindOptions {
 export interface IndexDeclaration {
   readonly collection: string
   readonly fields: readonly (readonly [field: string, direction: 1 | -1])[]
+  /**
+   * Kept by the embedded store too, which otherwise scans a collection (every index costs each write of it): for a
+   * query a processor runs on every turn over a collection that only grows.
+   */
+  readonly embedded?: boolean
 }
 
 export interface DocumentStoreService {

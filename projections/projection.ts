@@ -123,8 +123,8 @@ export const updateDoc = <D extends Stored<object>>(
   const next = change(current)
   if (next === null) return
   // A new value the change built with an `_id` (from a document, or a literal with a placeholder `_id` and `_position`
-  // last) is stamped in place: copying each document per write was a large part of replay's time, and a copy that
-  // adds properties (a spread of objects of many shapes) costs several times as much as setting two. The current
+  // last) is stamped in place: a copy per write is a large part of a replay's time (docs/performance.md), and a copy
+  // that adds properties (a spread of objects of many shapes) costs several times as much as setting two. The current
   // document itself, or a frozen one, is copied, as documents read are never changed; so is a value built without
   // `_id`, which may be an object the change did not build.
   if (next === current || Object.isFrozen(next) || !('_id' in next)) return view.put(into, { ...next, _id: id, _position: envelope.position } as unknown as D)

@@ -61,6 +61,8 @@ export const webhooksProjection = defineProjection({
     { collection: WEBHOOK_ENDPOINTS.name, fields: [['org_id', 1], ['created_at', 1]] },
     { collection: WEBHOOK_DELIVERIES.name, fields: [['endpoint_id', 1], ['created_at', -1]] },
     { collection: WEBHOOK_DELIVERIES.name, fields: [['status', 1], ['next_attempt_at', 1]] },
+    // The dispatcher's ask for what is due, on each of its turns.
+    { collection: WEBHOOK_DELIVERIES.name, fields: [['next_attempt_at', 1]], embedded: true },
   ],
   // Each document is written by one stream only.
   concurrency: 8,

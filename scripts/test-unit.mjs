@@ -8,7 +8,9 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const unit = readdirSync(join(root, 'test/unit')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => join(root, 'test/unit', f))
+// Every folder under test/unit (monitors/, detection/, ...), not only its top.
+const unit = readdirSync(join(root, 'test/unit'), { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.test.ts')).sort().map((f) => join(root, 'test/unit', f))
 const files = [...unit, join(root, 'test/contract/memory.test.ts')]
 
 // tap's limit for a file run on its own (30 s) would apply to them all together; keep the suite's per-file limit.

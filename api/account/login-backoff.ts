@@ -7,12 +7,13 @@ const MAX_TRACKED_ACCOUNTS = 100_000
 /**
  * The per-account login backoff (policy in domain/user/login-backoff.ts), kept in this API process like the
  * per-address limit of @fastify/rate-limit: each API process counts on its own, and a restart forgets. Keyed by
- * the address's hash, known or not, so a 429 tells nothing about which addresses are registered.
+ * the address's hash, known or not, so a 429 tells nothing about which addresses are registered. `now` reads the
+ * process's Clock (ms), so a test on a manual clock sees a wait end.
  *
  * An attempt counts as failed from the moment it starts and is taken back only by a success, so concurrent
  * attempts cannot all slip through while their passwords are being checked.
  */
-export const makeLoginBackoff = (policy: LoginBackoffPolicy, now: () => number = Date.now) => {
+export const makeLoginBackoff = (policy: LoginBackoffPolicy, now: () => number) => {
   const accounts = new Map<string, AccountFailures>()
   return {
     /** Records the attempt; answers the error to refuse it with when the account must still wait. */

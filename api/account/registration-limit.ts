@@ -9,7 +9,7 @@ const HOUR_MS = 3_600_000
  * read on the process's Clock; like the login limit, each API process counts on its own and a restart forgets.
  */
 export const makeRegistrationLimit = (perHour: number) => {
-  const window = makeRateWindow(Date.now, HOUR_MS)
+  const window = makeRateWindow(HOUR_MS)
   /** Counts an attempt from `address` at `at` (ms); answers the error to refuse it with when it is over the limit. */
   return (address: string, at: number): LimitExceeded | null => {
     if (window.hit(address, at) < perHour) return null

@@ -11,8 +11,8 @@ type RequestFields = Omit<ScrapeRequested, '_tag'>
 type CompletionFields = Omit<ScrapeCompleted, '_tag'>
 
 export type ScrapeCommand =
-  | ({ readonly _tag: 'RequestScrape' } & RequestFields)
-  | ({ readonly _tag: 'CompleteScrape' } & CompletionFields)
+  | ({ readonly _tag: 'RequestScrape'; readonly now: string } & RequestFields)
+  | ({ readonly _tag: 'CompleteScrape'; readonly now: string } & CompletionFields)
   | { readonly _tag: 'ExpireScrapeWait'; readonly scrape_id: string; readonly waited_seconds: number; readonly now: string }
 
 export const scrapeDecider: Decider<ScrapeCommand, ScrapeEvent, ScrapeState, NotFound | StateConflict> = {
@@ -31,7 +31,7 @@ export const scrapeDecider: Decider<ScrapeCommand, ScrapeEvent, ScrapeState, Not
     if (command._tag === 'RequestScrape') {
       // Recorded by the request and again from its job's admission (the recorder's repair): the first one stays.
       if (state.status !== 'none') return Either.right([])
-      const { _tag, ...fields } = command
+      const { _tag, now, ...fields } = command
       return Either.right([new ScrapeRequested(fields)])
     }
     if (state.status === 'none') return Either.left(new NotFound({ resource: 'scrape', id: command.scrape_id }))
@@ -39,7 +39,7 @@ export const scrapeDecider: Decider<ScrapeCommand, ScrapeEvent, ScrapeState, Not
       // Completion is recorded once (by the waiting request or by the recorder, whichever comes first), expiry or not.
       case 'CompleteScrape': {
         if (state.completed) return Either.right([])
-        const { _tag, ...fields } = command
+        const { _tag, now, ...fields } = command
         return Either.right([new ScrapeCompleted(fields)])
       }
       // A wait cannot expire on a scrape whose result is already recorded: the caller gets that result instead.

@@ -39,9 +39,9 @@ export interface AttemptResult {
 }
 
 export type DeliveryCommand =
-  | { readonly _tag: 'ScheduleDelivery'; readonly delivery: Omit<WebhookDeliveryScheduled, '_tag'> }
+  | { readonly _tag: 'ScheduleDelivery'; readonly delivery: Omit<WebhookDeliveryScheduled, '_tag'>; readonly now: string }
   /** `attempt` is the number the dispatcher sent under: a second dispatcher's record of the same attempt is dropped. */
-  | { readonly _tag: 'RecordAttempt'; readonly attempt: number; readonly result: AttemptResult }
+  | { readonly _tag: 'RecordAttempt'; readonly attempt: number; readonly result: AttemptResult; readonly now: string }
   | { readonly _tag: 'CancelDelivery'; readonly reason: 'endpoint_disabled' | 'endpoint_deleted'; readonly now: string }
   | { readonly _tag: 'ReplayDelivery'; readonly delivery_id: string; readonly endpoint_id: string; readonly now: string }
 

@@ -141,10 +141,9 @@ export const makeLightEngine = (options: LightEngineOptions): Engine => {
         }
         const bytes = await readResponseBody(response)
         const contentType = response.headers.get('content-type') ?? undefined
-        const html = isHtml(contentType) ? new TextDecoder().decode(bytes) : undefined
         const details = { final_url: url, content_type: contentType ?? null, content_length: bytes.byteLength }
         const artifacts = await commonArtifacts(orgId, spec, {
-          url, ...(html !== undefined ? { html } : {}), responseBody: bytes, ...(contentType ? { responseContentType: contentType } : {}),
+          url, bodyIsHtml: isHtml(contentType), responseBody: bytes, ...(contentType ? { responseContentType: contentType } : {}),
         })
         if (response.status >= 500) return failure('upstream_error', `the target answered HTTP ${response.status}`, { manifest: manifest(details), artifacts })
         return { ok: true, manifest: manifest(details), artifacts }

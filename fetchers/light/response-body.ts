@@ -57,7 +57,7 @@ export const readResponseBody = async (response: ClientResponse): Promise<Uint8A
     throw error
   }
   const body = response.body
-  if (decoders.length === 0) return collectLimited(body).catch((error: unknown) => { throw asBodyFailure(error) })
+  if (decoders.length === 0) return collectLimited(body, MAX_BODY_BYTES, declared).catch((error: unknown) => { throw asBodyFailure(error) })
   // The encoded bytes are bounded too, then the decoded output; the pipeline destroys every stage when one fails
   // or when the reader stops early, so no decoder keeps inflating behind our back.
   const stages = [encodedLimit(), ...decoders.map((make) => make())]

@@ -1,8 +1,8 @@
 /**
  * One light-tier transport per organization, shared by that organization's jobs and closed when idle.
  *
- * Building a transport (its TLS certificate store) costs milliseconds of main-thread CPU, which one transport per job
- * paid on every job. Sharing one across organizations would let a target link two customers' jobs by a reused
+ * Building a transport (its TLS certificate store) costs milliseconds of main-thread CPU, which a transport per job
+ * would pay on every job. Sharing one across organizations would let a target link two customers' jobs by a reused
  * connection or TLS session; sharing within one organization only reveals what the customer already knows.
  */
 export interface PooledTransport {

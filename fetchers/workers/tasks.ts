@@ -1,11 +1,11 @@
 /**
  * The CPU-bound work on customer input that runs in worker threads (fair-pool.ts), never on the main thread: each
  * kind with its input and output, and `runTask`, which a worker (cpu-worker.ts) calls. Inputs and outputs are plain
- * data (they cross threads by structured clone).
+ * data (they cross threads by structured clone; an output of bytes is moved).
  */
 import { diffLines, type ContentDiff } from '../../domain/detection/diff.js'
 import { normalizeHtml, type Normalized } from '../../domain/detection/normalize.js'
-import type { ExtractionResult, ExtractionSpec } from '../../domain/extraction.js'
+import type { ExtractionSpec } from '../../domain/extraction.js'
 import { runExtraction, type PageInput } from '../extraction/index.js'
 import { selectNodes } from '../extraction/select.js'
 import type { TemplateScope } from '../../domain/recipe/template.js'
@@ -15,12 +15,19 @@ import { classify, extractAll, locateAll, type ExtractedAll, type ExtractorInput
 import { needleIn, observe } from '../../domain/content-monitor/rules.js'
 import type { Rule, Snapshot } from '../../domain/content-monitor/events.js'
 
+const encoder = new TextEncoder()
+
 export interface CpuTasks {
   /**
-   * A job's extraction hooks over its page; the raw response comes as bytes (`bodyBytes`, decoded to the page's `body`
-   * here): decoding a large page is work the main thread need not do, and bytes copy faster than a string.
+   * A job's extraction hooks over its page. The raw response comes as bytes (`bodyBytes`, decoded to the page's `body`
+   * here, and to its `html` too when `bodyIsHtml`: the light tier's document is its response), and the result goes
+   * back as the `json` artifact's bytes (moved, not copied): decoding a large page and writing out a large result are
+   * work the main thread need not do.
    */
-  readonly extract: { readonly input: { readonly spec: ExtractionSpec; readonly page: PageInput; readonly bodyBytes?: Uint8Array }; readonly output: ExtractionResult }
+  readonly extract: {
+    readonly input: { readonly spec: ExtractionSpec; readonly page: PageInput; readonly bodyBytes?: Uint8Array; readonly bodyIsHtml?: boolean }
+    readonly output: Uint8Array
+  }
   /** Change detection's modes `text` and `selector` (domain/detection/normalize.ts). */
   readonly normalize_html: {
     readonly input: { readonly html: string; readonly selector: string | null; readonly ignoreSelectors: readonly string[] }
@@ -53,7 +60,11 @@ export type CpuTaskKind = keyof CpuTasks
 export type CpuTask = { readonly [K in CpuTaskKind]: { readonly kind: K; readonly input: CpuTasks[K]['input'] } }[CpuTaskKind]
 
 const HANDLERS: { readonly [K in CpuTaskKind]: (input: CpuTasks[K]['input']) => CpuTasks[K]['output'] | Promise<CpuTasks[K]['output']> } = {
-  extract: ({ spec, page, bodyBytes }) => runExtraction(spec, bodyBytes ? { ...page, body: new TextDecoder().decode(bodyBytes) } : page),
+  extract: ({ spec, page, bodyBytes, bodyIsHtml }) => {
+    const body = bodyBytes ? new TextDecoder().decode(bodyBytes) : undefined
+    const input = body === undefined ? page : { ...page, body, ...(bodyIsHtml ? { html: body } : {}) }
+    return encoder.encode(JSON.stringify(runExtraction(spec, input)))
+  },
   normalize_html: ({ html, selector, ignoreSelectors }) => {
     try {
       return normalizeHtml(html, { selector, ignoreSelectors, select: selectNodes })

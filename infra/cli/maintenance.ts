@@ -1,4 +1,5 @@
 import { Effect } from 'effect'
+import { currentTime } from '../../commands/clock.js'
 import { consoleLogger } from '../logger.js'
 import type { Config } from '../config.js'
 import { ReadModels } from '../read-models.js'
@@ -22,10 +23,11 @@ export const maintenanceCommands = (config: () => Config): readonly CliCommand[]
     flags: ['as-of'],
     prepare: (args) => {
       const asOf = args.flags.get('as-of')
-      const now = asOf === undefined ? new Date() : new Date(asOf)
-      if (Number.isNaN(now.getTime())) throw new UsageError('--as-of takes an ISO 8601 instant, e.g. 2030-01-01T00:00:00Z')
+      const given = asOf === undefined ? undefined : new Date(asOf)
+      if (given !== undefined && Number.isNaN(given.getTime())) throw new UsageError('--as-of takes an ISO 8601 instant, e.g. 2030-01-01T00:00:00Z')
       const dryRun = args.switches.has('dry-run')
       return async ({ run }) => {
+        const now = given ?? await run(currentTime)
         const counts = await run(purgeSweep(config(), consoleLogger(config().logLevel), { now, dryRun }))
         return record({ as_of: now.toISOString(), dry_run: dryRun, ...counts })
       }

@@ -1,4 +1,5 @@
 import { Effect } from 'effect'
+import { currentTime } from '../../commands/clock.js'
 import { changeOrgPlan, setOrgIpAllowlist, setOrgSummaries } from '../../commands/org-settings.js'
 import { createApiKey, createOrg, DEFAULT_KEY_LIMITS, grantApiKeyScopes, revokeApiKey } from '../../commands/orgs.js'
 import { addUser, emailRegistered } from '../../commands/users.js'
@@ -121,7 +122,7 @@ export const OPERATOR_COMMANDS: readonly CliCommand[] = [
       const summaries = args.flags.has('summaries') ? oneOf(args.flags.get('summaries')!, ['on', 'off'] as const, 'summaries') : undefined
       if (plan === undefined && summaries === undefined) throw new UsageError('org set takes --plan and/or --summaries')
       return async ({ run, metadata }) => run(Effect.gen(function* () {
-        const now = new Date().toISOString()
+        const now = (yield* currentTime).toISOString()
         if (summaries !== undefined) yield* setOrgSummaries({ org_id: orgId, enabled: summaries === 'on', now, metadata })
         if (plan !== undefined) yield* changeOrgPlan({ org_id: orgId, plan, now, metadata })
         return record({ org_id: orgId, ...(summaries !== undefined ? { summaries } : {}), ...(plan !== undefined ? { plan } : {}) })

@@ -52,6 +52,10 @@ const matches = (doc: Doc, field: string, condition: FilterValue): boolean => {
     const wanted = new Set(condition.$in.map(scalar))
     return matchesAny(value, (candidate) => candidate !== null && wanted.has(candidate))
   }
+  if ('$nin' in condition) {
+    const unwanted = new Set(condition.$nin.map(scalar))
+    return !matchesAny(value, (candidate) => candidate !== null && unwanted.has(candidate))
+  }
   if ('$contains' in condition) {
     const text = scalar(value)
     return text !== null && lower(String(text)).includes(lower(condition.$contains))

@@ -9,6 +9,7 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const toMongoCondition = (value: FilterValue): unknown => {
   if (value === null || typeof value !== 'object') return value
   if ('$in' in value) return { $in: value.$in }
+  if ('$nin' in value) return { $nin: value.$nin }
   if ('$contains' in value) return { $regex: escapeRegex(value.$contains), $options: 'i' }
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined))
 }

@@ -28,7 +28,7 @@ export const apiRole = (config: Config) => Effect.gen(function* () {
   const usage = yield* Usage
   const build = async () => {
     const app = await buildApp({
-      run,
+      run, clock,
       settings: { publicBaseUrl: config.publicBaseUrl, artifactUrlTtlSeconds: config.artifactUrlTtlSeconds, resultWaitMaxSeconds: config.resultWaitMaxSeconds, ssrfAllowlist: config.ssrfAllowlist, recipes: config.recipes,
         unavailableTiers: lightClientState() === 'missing' ? ['light'] : [],
       },

@@ -1,4 +1,4 @@
-import type { Filter, FindOptions } from '../../ports/document-store.js'
+import type { Filter, FindOptions, IndexDeclaration } from '../../ports/document-store.js'
 
 const SAFE_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/
 
@@ -9,7 +9,26 @@ const jsonPath = (field: string): string => {
 
 const sqlValue = (v: unknown) => (typeof v === 'boolean' ? (v ? 1 : 0) : v)
 
-/** Translates a Filter into SQL; equality on an array field matches any element (as in MongoDB). */
+const SAFE_COLLECTION = /^[A-Za-z0-9_]+$/
+
+/**
+ * `collection = '<name>'` written as a literal, not a parameter: only then may SQLite use a partial index of the
+ * collection (collection names are the service's own, never a client's).
+ */
+export const inCollection = (collection: string) => {
+  if (!SAFE_COLLECTION.test(collection)) throw new Error(`unsafe collection name: ${collection}`)
+  return `collection = '${collection}'`
+}
+
+/** The embedded store's partial index for a declared one: its fields' values in the collection's documents. */
+export const indexStatement = (index: IndexDeclaration) => {
+  const name = `docs_${index.collection}__${index.fields.map(([field, direction]) => `${field.replaceAll('.', '_')}_${direction === 1 ? 'asc' : 'desc'}`).join('__')}`
+  const columns = index.fields.map(([field, direction]) => `${jsonPath(field)}${direction === -1 ? ' desc' : ''}`).join(', ')
+  // Led by the collection, so the planner prefers it to the primary key for its queries even without statistics.
+  return `create index if not exists "${name}" on docs (collection, ${columns}) where ${inCollection(index.collection)}`
+}
+
+/** Translates a Filter into SQL conditions after the collection's; equality on an array field matches any element (as in MongoDB). */
 const whereClause = (filter: Filter): { sql: string; params: unknown[] } => {
   const parts: string[] = []
   const params: unknown[] = []
@@ -26,6 +45,14 @@ const whereClause = (filter: Filter): { sql: string; params: unknown[] } => {
     else if ('$in' in value) {
       if (value.$in.length === 0) { parts.push('0'); continue }
       matches(`in (${value.$in.map(() => '?').join(', ')})`, value.$in.map(sqlValue))
+    } else if ('$nin' in value) {
+      if (value.$nin.length === 0) continue
+      const list = `in (${value.$nin.map(() => '?').join(', ')})`
+      const values = value.$nin.map(sqlValue)
+      if (field === '_id') { parts.push(`id not ${list}`); params.push(...values); continue }
+      // A missing field (NULL) matches, as in MongoDB.
+      parts.push(`not coalesce(${expr} ${list} or (json_type(body, '$.${field}') = 'array' and exists (select 1 from json_each(body, '$.${field}') where json_each.value ${list})), 0)`)
+      params.push(...values, ...values)
     } else if ('$contains' in value) {
       parts.push(`instr(unicode_lower(${expr}), unicode_lower(?)) > 0`)
       params.push(value.$contains)
@@ -35,7 +62,7 @@ const whereClause = (filter: Filter): { sql: string; params: unknown[] } => {
       }
     }
   }
-  return { sql: parts.length > 0 ? `where collection = ? and ${parts.join(' and ')}` : 'where collection = ?', params }
+  return { sql: parts.length > 0 ? ` and ${parts.join(' and ')}` : '', params }
 }
 
 /** The SQL of DocumentStoreService.find on the docs table (its values are parameters), answering `body` per row. */
@@ -46,12 +73,12 @@ export const findQuery = (collection: string, filter: Filter, options: FindOptio
     : 'order by id'
   const limit = options.limit === undefined ? -1 : Math.max(0, Math.floor(options.limit))
   const skip = Math.max(0, Math.floor(options.skip ?? 0))
-  return { sql: `select body from docs ${where.sql} ${order} limit ? offset ?`, params: [collection, ...where.params, limit, skip] }
+  return { sql: `select body from docs where ${inCollection(collection)}${where.sql} ${order} limit ? offset ?`, params: [...where.params, limit, skip] }
 }
 
 /** The SQL of DocumentStoreService.count on the docs table, answering `n`. */
 export const countQuery = (collection: string, filter: Filter): { sql: string; params: unknown[] } => {
   const where = whereClause(filter)
-  return { sql: `select count(*) as n from docs ${where.sql}`, params: [collection, ...where.params] }
+  return { sql: `select count(*) as n from docs where ${inCollection(collection)}${where.sql}`, params: where.params }
 }
 

@@ -3,7 +3,7 @@ import { Effect, Layer } from 'effect'
 import { DocumentStore, type Doc, type DocumentStoreService, type Filter, type FindOptions } from '../../ports/document-store.js'
 import { type StoreUnavailable, storeWorkNow } from '../../ports/event-store.js'
 import { openDatabase, preparedStatements } from './database.js'
-import { countQuery, findQuery } from './document-queries.js'
+import { countQuery, findQuery, indexStatement } from './document-queries.js'
 import { DOCUMENTS_CACHE_PRAGMA, unicodeLower } from './documents-connection.js'
 import { inBatchOffThread } from './off-thread-batch.js'
 import { scopedWithCheckpointsOffThread, type CheckpointLog } from './wal-checkpointer.js'
@@ -220,8 +220,8 @@ export const makeSqliteDocumentStore = (file: string): SqliteDocumentStore => {
     }),
     clear: (collection) => attempt(() => { wrote(collection); clearStmt.run(collection); known.forget() }),
     // One table holds every collection, in primary-key order: reads by id need nothing more, and listings are
-    // small enough per organization for an embedded deployment.
-    ensureIndexes: () => Effect.void,
+    // small enough per organization for an embedded deployment; only the indexes declared for it are kept.
+    ensureIndexes: (indexes) => attempt(() => { for (const index of indexes) if (index.embedded) db.exec(indexStatement(index)) }),
     atomicBatches: true,
     inBatch: (work) => Effect.acquireUseRelease(attempt(begin), () => work, (_, exit) => attempt(() => end(exit._tag === 'Success')).pipe(Effect.orDie)),
     getNow,

@@ -33,11 +33,11 @@ const driver = createRequire(import.meta.url).resolve('better-sqlite3')
 
 /**
  * Moves the checkpoints of a SQLite file's write-ahead log off the process's thread. SQLite runs one on the committing
- * connection every 1000 pages: it copies the pages into the database file and syncs both files, which blocked the
- * thread for about 0.2 ms of every commit on average (several times the commit itself). Here the connection
- * checkpoints no more, and a worker thread with a connection of its own checkpoints every 200 ms instead. Commits stay
- * durable as before (they are in the log; a checkpoint only moves them), and readers are unaffected. If the worker
- * fails, the connection checkpoints itself again. Answers a stop that checkpoints one last time and closes the
+ * connection every 1000 pages: it copies the pages into the database file and syncs both files, which blocks the
+ * thread, averaged over commits, for several times what the commit itself takes (docs/performance.md). Here the
+ * connection checkpoints no more, and a worker thread with a connection of its own checkpoints every 200 ms instead.
+ * Commits stay durable (they are in the log; a checkpoint only moves them), and readers are unaffected. If the
+ * worker fails, the connection checkpoints itself again. Answers a stop that checkpoints one last time and closes the
  * worker's connection (before the process's connection is closed).
  */
 export const checkpointOffThread = (db: Database.Database, log: CheckpointLog) => {

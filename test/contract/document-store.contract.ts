@@ -74,6 +74,15 @@ export const documentStoreContract = (t: Test, name: string, make: () => Promise
       t.same(await ids(c, { team: { $in: [] } }), [], 'empty $in matches nothing')
     })
 
+    t.test('$nin: none of the values, also on array fields; a missing field matches', async (t) => {
+      const c = await seeded()
+      t.same(await ids(c, { team: { $nin: ['red', 'blue'] } }), ['d'])
+      t.same(await ids(c, { manager: { $nin: ['a'] } }), ['a', 'd'], 'a null or missing field is none of them')
+      t.same(await ids(c, { tags: { $nin: ['x'] } }), ['b', 'c'], 'an array holding one of them does not match')
+      t.same(await ids(c, { _id: { $nin: ['d', 'a'] } }), ['b', 'c'])
+      t.same(await ids(c, { team: { $nin: [] } }), ['a', 'b', 'c', 'd'], 'empty $nin matches everything')
+    })
+
     t.test('ranges on numbers and ISO strings', async (t) => {
       const c = await seeded()
       t.same(await ids(c, { age: { $gt: 25 } }), ['a', 'c'])

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import t from 'tap'
 import { startFixtureSite } from '../fixtures/site.js'
 import { runCli } from '../helpers/process.js'
-import { freePort, tempDataDir, waitFor } from '../helpers/service.js'
+import { onFreePort, tempDataDir, waitFor } from '../helpers/service.js'
 
 /**
  * `npm start` as an operator runs it, stopped by SIGINT (Ctrl-C) or SIGTERM (a process manager): npm, the service
@@ -36,16 +36,22 @@ const alive = (pid: number) => { try { return !readFileSync(`/proc/${pid}/stat`,
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   t.test(`${signal} to npm start stops every process it started`, async (t) => {
     const dataDir = tempDataDir('npm-start')
-    const port = await freePort()
-    const npm = spawn('npm', ['start'], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SSRF_ALLOWLIST: `127.0.0.1:${site.port}` },
-      stdio: ['ignore', 'ignore', 'pipe'],
+    const { npm, port, exited, stderr } = await onFreePort(async (port) => {
+      const npm = spawn('npm', ['start'], {
+        env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SSRF_ALLOWLIST: `127.0.0.1:${site.port}` },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      })
+      let stderr = ''
+      npm.stderr.on('data', (c: Buffer) => { stderr += c })
+      const exited = new Promise<number | null>((resolve) => npm.on('exit', (code) => resolve(code)))
+      // A start on a port taken meanwhile ends with the service's own message, which onFreePort recognises.
+      await waitFor(async () => {
+        if (npm.exitCode !== null) throw new Error(`npm start exited: ${stderr}`)
+        try { return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok } catch { return false }
+      }, 180_000, 100)
+      return { npm, port, exited, stderr: () => stderr }
     })
-    let stderr = ''
-    npm.stderr.on('data', (c: Buffer) => { stderr += c })
-    const exited = new Promise<number | null>((resolve) => npm.on('exit', (code) => resolve(code)))
     const base = `http://127.0.0.1:${port}`
-    await waitFor(async () => { try { return (await fetch(`${base}/healthz`)).ok } catch { return false } }, 180_000, 100)
     // A light and a standard job make the service start the Go client and Chromium.
     const org = await runCli({ DATA_DIR: dataDir }, ['org', 'create', '--name', 'Signals', '--plan', 'pro'])
     const headers = { 'x-api-key': org.api_key, 'content-type': 'application/json' }
@@ -63,6 +69,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     await exited
     await waitFor(() => started.every((pid) => !alive(pid)), 20_000, 100).catch(() => {})
     t.same(started.filter(alive).map((pid) => `${pid} ${commandOf(pid)}`), [], 'no process outlives npm start')
-    t.notMatch(stderr, /^\s+at /m, 'no stack trace')
+    t.notMatch(stderr(), /^\s+at /m, 'no stack trace')
   })
 }

@@ -1,13 +1,14 @@
 import t from 'tap'
 import { startFixtureSite } from '../fixtures/site.js'
-import { freePort, tempDataDir, waitFor } from '../helpers/service.js'
+import { tempDataDir, waitFor } from '../helpers/service.js'
 import { runCli, spawnService } from '../helpers/process.js'
 import { startReceiver, type ReceivedWebhook } from '../helpers/webhook-receiver.js'
 
 const BEFORE = 10
 const WHILE_DOWN = 20
 const site = await startFixtureSite()
-const receiverPort = await freePort()
+const firstReceiver = await startReceiver()
+const receiverPort = firstReceiver.port
 const dataDir = tempDataDir('webhook-crash')
 // Retries every second, so the whole test fits in a minute; the ladder itself is checked with a manual clock. The
 // refused connections open the endpoint's circuit breaker: its cool-down is a second too (the breaker has its own test).
@@ -17,9 +18,24 @@ const env = {
 }
 t.teardown(() => site.close())
 
+/**
+ * The receiver back at the URL the endpoint was registered with. Its port was free only while it was down: a test
+ * running alongside may have taken it with its own listen(0) meanwhile, and holds it only as long as its server runs.
+ */
+const comeBack = async (): ReturnType<typeof startReceiver> => {
+  for (const deadline = Date.now() + 60_000; ;) {
+    try {
+      return await startReceiver(undefined, receiverPort)
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EADDRINUSE' || Date.now() > deadline) throw error
+      await new Promise((r) => setTimeout(r, 200))
+    }
+  }
+}
+
 t.test('a receiver down while the service is SIGKILLed and restarted still gets every event, each once', async (t) => {
   const received: ReceivedWebhook[] = []
-  let receiver = await startReceiver(undefined, receiverPort)
+  let receiver = firstReceiver
   const { api_key: key } = await runCli(env, ['org', 'create', '--name', 'Hooked Co', '--plan', 'pro'])
   let service = await spawnService(env)
   t.teardown(() => { if (service.child.exitCode !== null && service.child.exitCode !== 0) console.error(service.stderr()) })
@@ -53,7 +69,7 @@ t.test('a receiver down while the service is SIGKILLed and restarted still gets 
   service.child.kill('SIGKILL')
   await service.exited
 
-  receiver = await startReceiver(undefined, receiverPort)
+  receiver = await comeBack()
   service = await spawnService(env)
   await waitFor(() => new Set(completed().map((r) => r.event.data.job_id)).size === jobs.length, 60_000, 100)
   await new Promise((r) => setTimeout(r, 3_000))

@@ -1,13 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { freePort, waitFor } from './service.js'
+import { onFreePort, waitFor } from './service.js'
 
 /**
  * Starts the service as its own OS process (the way `npm start` does), for crash and multi-process tests. `cwd`: the
  * checkout it runs from (the repository's root by default).
  */
-export const spawnService = async (env: Record<string, string>, args: string[] = [], nodeArgs: string[] = [], cwd?: string) => {
-  const port = env.PORT ? Number(env.PORT) : await freePort()
+export const spawnService = (env: Record<string, string>, args: string[] = [], nodeArgs: string[] = [], cwd?: string) =>
+  env.PORT ? spawnOn(Number(env.PORT), env, args, nodeArgs, cwd) : onFreePort((port) => spawnOn(port, env, args, nodeArgs, cwd))
+
+const spawnOn = async (port: number, env: Record<string, string>, args: string[], nodeArgs: string[], cwd: string | undefined) => {
   const servesApi = !args.some((a) => a.includes('roles')) || args.join(' ').includes('api')
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'infra/main.ts', ...args], {
     // Processes without the API announce readiness in their info log.

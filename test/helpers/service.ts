@@ -7,9 +7,10 @@ import { createApiKey, createOrg, DEFAULT_KEY_LIMITS } from '../../commands/orgs
 import { SCOPES } from '../../domain/scopes.js'
 import { loadConfig, type Role } from '../../infra/config.js'
 import { startProcess } from '../../infra/process.js'
+import { startupErrorOf } from '../../infra/startup-error.js'
 import type { ClockService } from '../../ports/clock.js'
 
-export const freePort = () => new Promise<number>((resolve, reject) => {
+const freePort = () => new Promise<number>((resolve, reject) => {
   const server = createServer()
   server.listen(0, '127.0.0.1', () => {
     const { port } = server.address() as { port: number }
@@ -17,6 +18,26 @@ export const freePort = () => new Promise<number>((resolve, reject) => {
   })
   server.on('error', reject)
 })
+
+/** What a start on a port that was taken meanwhile throws: the service's own start-up message (StartupError). */
+const PORT_TAKEN = /is in use by another process|EADDRINUSE/
+
+/**
+ * Starts something that must be told its port in advance, on a port free a moment before; again on another one when
+ * that port was taken meanwhile (a test running alongside can get it from its own listen(0) before it is bound). The
+ * service cannot listen on port 0 and report its port: it derives its public base URL (signed artifact links, mail
+ * links) from PORT before it listens. Servers that need no port in advance listen on 0 instead.
+ */
+export const onFreePort = async <A>(start: (port: number) => Promise<A>, attempts = 5): Promise<A> => {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort()
+    try {
+      return await start(port)
+    } catch (error) {
+      if (attempt >= attempts || !PORT_TAKEN.test(String(startupErrorOf(error) ?? error))) throw error
+    }
+  }
+}
 
 /** Whether a connection to the loopback port is refused (nothing listens there). */
 const refused = (port: number) => new Promise<boolean>((resolve) => {
@@ -26,7 +47,7 @@ const refused = (port: number) => new Promise<boolean>((resolve) => {
 })
 
 /**
- * A loopback port nothing listens on, for tests of an unreachable target. Not a port freePort answered: that one is
+ * A loopback port nothing listens on, for tests of an unreachable target. Not a port listen(0) answered: that one is
  * in the ephemeral range, where the listen(0) of a test running alongside could take it before it is used. These are
  * below the range (and not among the fetch standard's bad ports, which the gateway refuses on its own).
  */
@@ -60,16 +81,18 @@ export interface ServiceOptions {
 
 export const startService = async (options: ServiceOptions = {}) => {
   const dataDir = options.dataDir ?? tempDataDir()
-  const port = await freePort()
-  const config = loadConfig({
-    DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent',
-    // Tests register many users from one address; the registration limit has its own test, which sets its own.
-    SSRF_ALLOWLIST: (options.allowlist ?? []).join(','), REGISTRATIONS_PER_HOUR: '10000', ...options.env,
-  })
   const dns = options.dns
-  const running = await startProcess(config, options.roles ?? config.roles, silent, {
-    ...(dns ? { hostResolver: { resolve: (name: string) => Effect.succeed(dns[name.toLowerCase()] ?? null) } } : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
+  const { port, config, running } = await onFreePort(async (port) => {
+    const config = loadConfig({
+      DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent',
+      // Tests register many users from one address; the registration limit has its own test, which sets its own.
+      SSRF_ALLOWLIST: (options.allowlist ?? []).join(','), REGISTRATIONS_PER_HOUR: '10000', ...options.env,
+    })
+    const running = await startProcess(config, options.roles ?? config.roles, silent, {
+      ...(dns ? { hostResolver: { resolve: (name: string) => Effect.succeed(dns[name.toLowerCase()] ?? null) } } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+    })
+    return { port, config, running }
   })
   const base = `http://127.0.0.1:${port}`
   const metadata = { correlation_id: 'test', causation_id: null, actor: 'test' }

@@ -1,13 +1,13 @@
+import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { parseMessage, type OutboxMessage } from './mail.js'
-import { freePort } from './service.js'
 
 export interface ReceivedMail extends Omit<OutboxMessage, 'file'> {
   /** The envelope's recipients (RCPT TO), as the server received them. */
   readonly recipients: readonly string[]
 }
 
-/** A real SMTP server on a free loopback port that keeps what it receives (no TLS, no authentication). */
+/** A real SMTP server on a loopback port of its own choosing (listen(0)) that keeps what it receives (no TLS, no authentication). */
 export const startSmtpServer = async () => {
   const received: ReceivedMail[] = []
   const server = new SMTPServer({
@@ -23,8 +23,8 @@ export const startSmtpServer = async () => {
       })
     },
   })
-  const port = await freePort()
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.server.address() as AddressInfo
   return {
     url: `smtp://127.0.0.1:${port}`,
     received,

@@ -32,7 +32,10 @@ export const startReceiver = async (answer: Answer = answerWith(200), port = 0) 
       void respond(received.length - 1, entry, res)
     })
   })
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', resolve)
+  })
   const bound = (server.address() as AddressInfo).port
   return {
     port: bound,

@@ -192,3 +192,13 @@ t.test('a file written before the chain existed is chained once, when first open
   t.match(verifyStoredChain(upgraded.db, keys()), { ok: true, events: 1 })
   upgraded.db.close()
 })
+
+t.test('canonical JSON sorts keys at every depth, whatever order JavaScript keeps them in', async (t) => {
+  t.equal(canonicalJson({ b: 1, a: [{ d: 2, c: { f: 1, e: null } }] }), '{"a":[{"c":{"e":null,"f":1},"d":2}],"b":1}')
+  // Index-like keys are iterated first by JavaScript: sorted as text all the same, as links made before keep them.
+  t.equal(canonicalJson({ a: 1, 9: 'nine', 10: 'ten', 200: 'ok' }), '{"10":"ten","200":"ok","9":"nine","a":1}')
+  t.equal(canonicalJson({ headers: { 'x-b': '2', 404: 'x', 'x-a': '1' } }), '{"headers":{"404":"x","x-a":"1","x-b":"2"}}')
+  t.equal(canonicalJson({ gone: undefined, kept: [1, null, 'x'] }), '{"kept":[1,null,"x"]}', 'an undefined field is left out')
+  t.equal(canonicalJson([undefined, 1]), '[,1]', 'as written before in an array')
+  t.equal(canonicalJson({ at: new Date(0), n: Number.NaN }), '{"at":{},"n":null}')
+})

@@ -3,11 +3,13 @@ import type { JobOrigin } from '../../domain/job/origin.js'
 import { scenario as scenarioOf } from '../helpers/given-when-then.js'
 import { fold } from '../../domain/decider.js'
 import { jobDecider, type JobCommand } from '../../domain/job/decider.js'
-import { CreditsCharged, JobFailed, JobRequested, JobStarted, JobSucceeded, type ArtifactRecord } from '../../domain/job/events.js'
+import {
+  ArtifactBlobDeleted, ArtifactPurged, CreditsCharged, JobDeletionRequested, JobFailed, JobPurged, JobRequested, JobStarted, JobSucceeded, type ArtifactRecord,
+} from '../../domain/job/events.js'
 import { mayBeFrom } from '../../domain/job/origins.js'
 import { validateJobSpec, type JobSpec } from '../../domain/job/spec.js'
 import { orgDecider, type OrgCommand } from '../../domain/org/decider.js'
-import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, OrgPlanChanged, type KeyLimits } from '../../domain/org/events.js'
+import { ApiKeyCreated, ApiKeyRevoked, OrgCreated, OrgPlanChanged, OrgSummariesSet, type KeyLimits } from '../../domain/org/events.js'
 
 
 // ---- jobs ------------------------------------------------------------------------------------------
@@ -85,6 +87,35 @@ for (const command of [start, succeed, fail]) {
 
 t.match(fold(jobDecider, [requested, started(1), started(2)]), { status: 'running', attempt: 2, org_id: 'o1' }, 'evolve tracks status and attempt')
 
+// ---- job lifecycle: deletion, purge, blob records ----
+
+const deleteJob: JobCommand = { _tag: 'RequestJobDeletion', job_id: 'j1', now: LATER }
+const deletionRequested = new JobDeletionRequested({ job_id: 'j1', requested_at: LATER })
+const purge = (held: readonly string[] = []): JobCommand => ({ _tag: 'PurgeJob', job_id: 'j1', reason: 'deletion_requested', held_artifacts: new Set(held), now: LATER })
+const purgeBase = { job_id: 'j1', reason: 'deletion_requested', purged_at: LATER } as const
+const artifactPurged = new ArtifactPurged({ ...purgeBase, artifact_id: 'a1', blob_key: 'jobs/j1/a1' })
+const jobPurged = new JobPurged(purgeBase)
+const blobDeleted: JobCommand = { _tag: 'RecordBlobDeleted', job_id: 'j1', artifact_id: 'a1', now: LATER }
+const ended = [requested, started(1), succeeded, charged]
+
+given(ended).when(deleteJob).then([deletionRequested], 'RequestJobDeletion on a finished job records the request')
+given([...ended, deletionRequested]).when(deleteJob).then([], 'RequestJobDeletion twice records it once')
+given([requested, started(1)]).when(deleteJob).then({ _tag: 'StateConflict', code: 'job_not_finished' }, 'RequestJobDeletion on a running job conflicts')
+given([...ended, artifactPurged, jobPurged]).when(deleteJob).then({ _tag: 'NotFound', resource: 'job', id: 'j1' }, 'RequestJobDeletion on a purged job is NotFound')
+given([]).when(deleteJob).then({ _tag: 'NotFound', resource: 'job', id: 'j1' }, 'RequestJobDeletion on a missing job is NotFound')
+
+given(ended).when(purge()).then([artifactPurged, jobPurged], 'PurgeJob tombstones every artifact, then the job')
+given(ended).when(purge(['a1'])).then([], 'PurgeJob with every artifact held tombstones nothing, and keeps the job')
+given([...ended, artifactPurged]).when(purge()).then([jobPurged], 'PurgeJob after a crash tombstones only what is left')
+given([...ended, artifactPurged, jobPurged]).when(purge()).then([], 'PurgeJob of a purged job records nothing')
+given([requested, started(1)]).when(purge()).then([], 'PurgeJob of an unfinished job records nothing')
+given([]).when(purge()).then({ _tag: 'NotFound', resource: 'job', id: 'j1' }, 'PurgeJob of a missing job is NotFound')
+
+given([...ended, artifactPurged]).when(blobDeleted).then([new ArtifactBlobDeleted({ job_id: 'j1', artifact_id: 'a1', deleted_at: LATER })], 'RecordBlobDeleted records a tombstoned artifact\'s blob gone')
+given([...ended, artifactPurged, new ArtifactBlobDeleted({ job_id: 'j1', artifact_id: 'a1', deleted_at: LATER })]).when(blobDeleted).then([], 'RecordBlobDeleted twice records it once')
+given(ended).when(blobDeleted).then([], 'RecordBlobDeleted of an artifact not tombstoned records nothing')
+given([]).when(blobDeleted).then({ _tag: 'NotFound', resource: 'job', id: 'j1' }, 'RecordBlobDeleted on a missing job is NotFound')
+
 // ---- organizations ---------------------------------------------------------------------------------
 
 const givenOrg = scenarioOf(t, orgDecider)
@@ -127,3 +158,10 @@ givenOrg([orgCreated]).when({ ...changePlan, plan: 'gold' }).then({ _tag: 'Valid
 givenOrg([orgCreated, planChanged]).when(changePlan).then([], 'the same plan again records nothing')
 givenOrg([orgCreated, planChanged]).when({ ...changePlan, plan: 'pro' })
   .then([new OrgPlanChanged({ org_id: 'o1', plan: 'pro', previous_plan: 'starter', changed_at: LATER })], 'the previous plan follows the last change')
+
+const setSummaries = (enabled: boolean): OrgCommand => ({ _tag: 'SetOrgSummaries', org_id: 'o1', enabled, now: LATER })
+givenOrg([orgCreated]).when(setSummaries(false)).then([new OrgSummariesSet({ org_id: 'o1', enabled: false, set_at: LATER })], 'SetOrgSummaries switches them off')
+givenOrg([orgCreated]).when(setSummaries(true)).then([], 'SetOrgSummaries to what holds (on by default) records nothing')
+givenOrg([orgCreated, new OrgSummariesSet({ org_id: 'o1', enabled: false, set_at: LATER })]).when(setSummaries(true))
+  .then([new OrgSummariesSet({ org_id: 'o1', enabled: true, set_at: LATER })], 'and back on')
+givenOrg([]).when(setSummaries(false)).then({ _tag: 'NotFound', resource: 'org', id: 'o1' }, 'SetOrgSummaries on a missing org is NotFound')

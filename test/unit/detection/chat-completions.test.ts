@@ -1,16 +1,16 @@
 /** The chat-completions summarizer against a real local HTTP server speaking the protocol, through the egress gateway. */
-import { createServer, type IncomingMessage } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { Effect, Either } from 'effect'
 import t from 'tap'
 import { parseAllowlist } from '../../../domain/address-policy.js'
 import { egressDispatcher, startEgressGateway } from '../../../fetchers/egress/index.js'
 import { chatCompletionsSummarizer } from '../../../infra/summarizer/chat-completions.js'
-import { freePort } from '../../helpers/service.js'
 
 const requests: Array<{ url: string; headers: IncomingMessage['headers']; body: any }> = []
 let answer: { status: number; body: unknown; delayMs?: number } = { status: 200, body: {} }
-const port = await freePort()
-const server = createServer((req, res) => {
+/** The provider's side of the protocol: records the request, answers `answer`. */
+const provider = (req: IncomingMessage, res: ServerResponse) => {
   let raw = ''
   req.on('data', (c: Buffer) => { raw += c })
   req.on('end', () => {
@@ -20,8 +20,10 @@ const server = createServer((req, res) => {
       res.end(JSON.stringify(answer.body))
     }, answer.delayMs ?? 0)
   })
-})
-await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+}
+const server = createServer(provider)
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+const { port } = server.address() as AddressInfo
 const gateway = await startEgressGateway({ allowlist: parseAllowlist(`127.0.0.1:${port}`), log: () => {} })
 t.teardown(async () => {
   server.closeAllConnections()
@@ -63,7 +65,13 @@ t.test('an error answer, an empty answer or a slow one is no summary, and the ke
 })
 
 t.test('a provider outside the SSRF allowlist is refused by the gateway', async (t) => {
-  const other = await freePort()
-  const result = await Effect.runPromise(Effect.either(summarizer(`http://127.0.0.1:${other}/v1`).summarize(change)))
+  // A provider that would answer: only the gateway stands between it and a summary.
+  answer = { status: 200, body: completion('must not arrive') }
+  const other = createServer(provider)
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => other.close(resolve)))
+  const asked = requests.length
+  const result = await Effect.runPromise(Effect.either(summarizer(`http://127.0.0.1:${(other.address() as AddressInfo).port}/v1`).summarize(change)))
   t.ok(Either.isLeft(result))
+  t.equal(requests.length, asked, 'the provider was never asked')
 })

@@ -95,3 +95,20 @@ t.test('a deleted monitor: its runs end quietly, everything else is not found', 
   given(deleted).when({ _tag: 'PauseMonitor', monitor_id: ID, reason: 'user', detail: '', now: at(3) }).then('NotFound', 'pause: not found')
   given([]).when(fire(3, 'm', 'manual')).then('NotFound', 'an unknown monitor: not found')
 })
+
+t.test('create, update and delete: each recorded once, refused on a monitor that exists or does not', async (t) => {
+  const given = scenario(t, monitorDecider)
+  const create: MonitorCommand = { _tag: 'CreateMonitor', monitor_id: ID, org_id: ORG, fields: fields(), now: T0 }
+  const rename = (name: string): MonitorCommand => ({ _tag: 'UpdateMonitor', monitor_id: ID, changes: { name }, now: at(1) })
+  const remove: MonitorCommand = { _tag: 'DeleteMonitor', monitor_id: ID, now: at(2) }
+  const deleted = new MonitorDeleted({ monitor_id: ID, deleted_at: at(2) })
+  given([]).when(create).then([created()], 'CreateMonitor records the monitor with its fields')
+  given([created()]).when(create).then({ _tag: 'StateConflict', code: 'monitor_exists' }, 'CreateMonitor twice conflicts')
+  given([created()]).when(rename('n')).then([new MonitorUpdated({ monitor_id: ID, name: 'n', baseline_reset: false, updated_at: at(1) })], 'UpdateMonitor records only what changed')
+  given([created()]).when(rename('m')).then([], 'UpdateMonitor to the same values records nothing')
+  given([]).when(rename('n')).then({ _tag: 'NotFound', resource: 'monitor', id: ID }, 'UpdateMonitor of an unknown monitor is not found')
+  given([created()]).when(remove).then([deleted], 'DeleteMonitor records the deletion')
+  given([created(), deleted]).when(remove).then({ _tag: 'NotFound', resource: 'monitor', id: ID }, 'DeleteMonitor twice: the monitor is gone')
+  given([created(), deleted]).when(rename('n')).then({ _tag: 'NotFound', resource: 'monitor' }, 'UpdateMonitor of a deleted monitor is not found')
+  given([]).when(remove).then({ _tag: 'NotFound', resource: 'monitor' }, 'DeleteMonitor of an unknown monitor is not found')
+})

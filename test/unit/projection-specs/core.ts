@@ -1,5 +1,5 @@
 import type { Test } from 'tap'
-import { handle } from '../../../commands/handle.js'
+import { handle, type Timed } from '../../../commands/handle.js'
 import type { Decider } from '../../../domain/decider.js'
 import { STREAMS, type DomainEvent } from '../../../domain/streams.js'
 import { jobDecider, type JobCommand } from '../../../domain/job/decider.js'
@@ -37,7 +37,7 @@ type WithoutJobId<C> = C extends unknown ? Omit<C, 'job_id'> : never
 
 const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   const { run, events } = memoryServices()
-  const command = <C, E extends DomainEvent, S, Err>(decider: Decider<C, E, S, Err>, stream: string, orgId: string, actor: string) =>
+  const command = <C extends Timed, E extends DomainEvent, S, Err>(decider: Decider<C, E, S, Err>, stream: string, orgId: string, actor: string) =>
     (c: C) => run(handle(decider, stream, c, { org_id: orgId, metadata: { ...TEST_METADATA, actor } }))
   const org = (orgId: string) => command(orgDecider, STREAMS.org.stream(orgId), orgId, 'operator')
   const job = (jobId: string, orgId = ORG) => (c: WithoutJobId<JobCommand>) =>

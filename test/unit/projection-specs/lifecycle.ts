@@ -1,5 +1,5 @@
 import type { Test } from 'tap'
-import { handle } from '../../../commands/handle.js'
+import { handle, type Timed } from '../../../commands/handle.js'
 import type { Decider } from '../../../domain/decider.js'
 import { jobDecider, type JobCommand } from '../../../domain/job/decider.js'
 import type { ArtifactRecord } from '../../../domain/job/events.js'
@@ -30,7 +30,7 @@ type WithoutJobId<C> = C extends unknown ? Omit<C, 'job_id'> : never
 
 const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   const { run, events } = memoryServices()
-  const command = <C, E extends DomainEvent, S, Err>(decider: Decider<C, E, S, Err>, stream: string, actor: string) =>
+  const command = <C extends Timed, E extends DomainEvent, S, Err>(decider: Decider<C, E, S, Err>, stream: string, actor: string) =>
     (c: C) => run(handle(decider, stream, c, { org_id: ORG, metadata: { ...TEST_METADATA, actor } }))
   const job = (jobId: string) => (c: WithoutJobId<JobCommand>) => command(jobDecider, STREAMS.job.stream(jobId), 'api_key:k1')({ ...c, job_id: jobId } as JobCommand)
   const purger = (jobId: string) => (c: WithoutJobId<JobCommand>) => command(jobDecider, STREAMS.job.stream(jobId), 'purger')({ ...c, job_id: jobId } as JobCommand)

@@ -23,15 +23,15 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
     run(handle(scrapeDecider, STREAMS.scrape.stream(id), { ...c, scrape_id: id } as ScrapeCommand, { org_id: ORG, metadata: { ...TEST_METADATA, actor: `user:${USER}` } }))
   const request = (id: string, backend: ScrapeBackend, minute: number, takeScreenshot = false) => scrape(id)({
     _tag: 'RequestScrape', job_id: id, user_id: USER, org_id: ORG, url: `https://example.com/${id}`, backend,
-    save_html: true, take_screenshot: takeScreenshot, requested_at: at(minute),
+    save_html: true, take_screenshot: takeScreenshot, requested_at: at(minute), now: at(minute),
   })
   const succeed = (statusCode: number, screenshot: string | null, minute: number, second = 0) => ({
     _tag: 'CompleteScrape' as const, job_succeeded: true, status_code: statusCode, failure_reason: null, failure_message: null,
-    screenshot_blob_key: screenshot, completed_at: at(minute, second),
+    screenshot_blob_key: screenshot, completed_at: at(minute, second), now: at(minute, second),
   })
   const fail = (reason: string, message: string, minute: number) => ({
     _tag: 'CompleteScrape' as const, job_succeeded: false, status_code: null, failure_reason: reason, failure_message: message,
-    screenshot_blob_key: null, completed_at: at(minute),
+    screenshot_blob_key: null, completed_at: at(minute), now: at(minute),
   })
 
   await request('s1', 'playwright', 1, true)

@@ -1,5 +1,5 @@
 import type { Test } from 'tap'
-import { handle } from '../../../commands/handle.js'
+import { handle, type Timed } from '../../../commands/handle.js'
 import type { Decider } from '../../../domain/decider.js'
 import { STREAMS, type DomainEvent } from '../../../domain/streams.js'
 import { deliveryDecider, type AttemptResult } from '../../../domain/webhook/delivery-decider.js'
@@ -22,7 +22,7 @@ type WithoutEndpointId<C> = C extends unknown ? Omit<C, 'endpoint_id'> : never
 
 const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
   const { run, events } = memoryServices()
-  const command = <C, E extends DomainEvent, S, Err>(decider: Decider<C, E, S, Err>, stream: string, actor: string) =>
+  const command = <C extends Timed, E extends DomainEvent, S, Err>(decider: Decider<C, E, S, Err>, stream: string, actor: string) =>
     (c: C) => run(handle(decider, stream, c, { org_id: ORG, metadata: { ...TEST_METADATA, actor } }))
   const endpoint = (id: string, actor = 'api_key:k1') => (c: WithoutEndpointId<EndpointCommand>) =>
     command(endpointDecider, STREAMS['webhook-endpoint'].stream(id), actor)({ ...c, endpoint_id: id } as EndpointCommand)
@@ -34,9 +34,10 @@ const recordHistory = async (): Promise<readonly RecordedEvent[]> => {
       delivery_id: id, endpoint_id: endpointId, org_id: ORG, event_id: `evt-${id}`, type, source_event_id: `src-${id}`, scheduled_at: at(minute),
       body: JSON.stringify({ event_id: `evt-${id}`, type, created_at: at(minute), data: {} }),
     },
+    now: at(minute),
   })
   const attempt = (id: string, n: number, minute: number, result: Pick<AttemptResult, 'status_code' | 'error' | 'outcome' | 'next_attempt_at'>) =>
-    delivery(id)({ _tag: 'RecordAttempt', attempt: n, result: { attempted_at: at(minute), latency_ms: 40 + n, response_excerpt: `answer ${n}`, ...result } })
+    delivery(id)({ _tag: 'RecordAttempt', attempt: n, result: { attempted_at: at(minute), latency_ms: 40 + n, response_excerpt: `answer ${n}`, ...result }, now: at(minute) })
 
   await endpoint('e1')({
     _tag: 'CreateEndpoint', org_id: ORG, url: 'https://hooks.example.com/a', enabled_events: ['job.succeeded'], description: 'jobs', secret: SECRETS[0]!, now: at(0),
