@@ -8,10 +8,12 @@ RUN go build -trimpath -o /chromium-client .
 FROM node:20-bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends chromium xvfb ca-certificates && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-# The whole tree before installing: `npm ci` runs the prepare script, which builds the dashboard (web/) into web/dist.
 COPY . .
 COPY --from=light-client /chromium-client .build/chromium-client
-RUN npm ci --omit=dev --no-audit --no-fund
+# `npm install`, not `npm ci`: the lockfile cannot hold impit's optional binaries (see .ci/run). Without the install
+# scripts, because the project's prepare script runs `tap build`, a dev tool the image leaves out; the dependencies'
+# own scripts (better-sqlite3's binary) then run through `npm rebuild`, and the dashboard is built as prepare would.
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm rebuild && node scripts/build-dashboard.mjs
 # HOST: the service listens on loopback unless told otherwise; in a container it must answer on every interface.
 ENV NODE_ENV=production CHROMIUM_PATH=/usr/bin/chromium DATA_DIR=/data HOST=0.0.0.0
 VOLUME /data

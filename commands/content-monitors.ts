@@ -26,9 +26,12 @@ export const loadContentMonitor = (monitorId: string) =>
     return foldHistory(contentMonitorDecider, history)
   })
 
-/** The user's monitor; another user's is indistinguishable from a missing one. */
-const ownMonitor = (userId: string, monitorId: string) =>
-  Effect.flatMap(loadContentMonitor(monitorId), (state) => state.exists && state.user_id === userId
+/**
+ * A monitor of the organization, whichever of its users made it (colleagues share its monitors as its jobs); another
+ * organization's is indistinguishable from a missing one.
+ */
+const orgMonitor = (orgId: string, monitorId: string) =>
+  Effect.flatMap(loadContentMonitor(monitorId), (state) => state.exists && state.org_id === orgId
     ? Effect.succeed(state)
     : Effect.fail(new NotFound({ resource: 'content_monitor', id: monitorId })))
 
@@ -80,23 +83,24 @@ export const createClaimedContentMonitor = (userId: string, monitorId: string, c
   }, creation.org_id, metadata)
 
 /** PATCH: becoming active claims a place (422 monitor_limit_reached when none is left); leaving active frees it. */
-export const updateContentMonitor = (userId: string, monitorId: string, changes: ContentMonitorChanges, metadata: EventMetadata) =>
+export const updateContentMonitor = (orgId: string, monitorId: string, changes: ContentMonitorChanges, metadata: EventMetadata) =>
   Effect.gen(function* () {
     const now = (yield* Clock).now()
-    const monitor = yield* ownMonitor(userId, monitorId)
+    const monitor = yield* orgMonitor(orgId, monitorId)
     const status = changes.status ?? monitor.status
-    if (status === 'active' && monitor.status !== 'active') yield* quota('ClaimPlace', userId, monitor.org_id, monitorId, now, metadata)
+    // The place is its maker's, whoever changes it: the release (here, or at auto-disable) frees that same quota.
+    if (status === 'active' && monitor.status !== 'active') yield* quota('ClaimPlace', monitor.user_id, monitor.org_id, monitorId, now, metadata)
     const frequency = changes.frequencyMinutes ?? monitor.frequency_minutes
     const handled = yield* runMonitorCommand({
       _tag: 'UpdateContentMonitor', monitor_id: monitorId, changes,
       next_run_at: status === 'active' ? nextRunAt({ created_at: monitor.created_at, frequency_minutes: frequency }, now) : null, now: now.toISOString(),
     }, monitor.org_id, metadata)
-    if (status !== 'active' && monitor.status === 'active') yield* quota('ReleasePlace', userId, monitor.org_id, monitorId, now, metadata)
+    if (status !== 'active' && monitor.status === 'active') yield* quota('ReleasePlace', monitor.user_id, monitor.org_id, monitorId, now, metadata)
     return { position: handled.position }
   })
 
 export interface RequestRun {
-  readonly user_id: string
+  readonly org_id: string
   readonly monitor_id: string
   readonly force: boolean
   readonly plan: PlanName
@@ -112,7 +116,7 @@ export interface RequestRun {
 export const requestContentMonitorRun = (input: RequestRun) =>
   Effect.gen(function* () {
     const now = (yield* Clock).now()
-    const monitor = yield* ownMonitor(input.user_id, input.monitor_id)
+    const monitor = yield* orgMonitor(input.org_id, input.monitor_id)
     const scheduledAt = input.force ? now.toISOString() : nextRunAt(monitor, now)
     // A scheduled instant's run has the id the scheduler gives it, so asking for it ahead changes nothing.
     const runId = input.force ? deterministicId(`content-monitor-run:${input.monitor_id}:${scheduledAt}`) : scheduledRunId(input.monitor_id, new Date(scheduledAt))

@@ -29,7 +29,9 @@ const loadedConfig = () => (config ??= loadConfig(environment()))
 /** `cli audit ...` works on the files themselves (the event store's, the keys'), without the service's runtime. */
 const audit = (args: readonly string[]) => {
   try {
-    if (auditCommand([...args], loadedConfig())) return
+    const c = loadedConfig()
+    process.stderr.write(`using ${dataLocation(c)}\n`)
+    if (auditCommand([...args], c)) return
     process.stderr.write(`${usage}\n`)
     process.exitCode = 2
   } catch (error) {
@@ -107,7 +109,7 @@ const main = async (argv: readonly string[]) => {
   const runtime = ManagedRuntime.make(appLayer(c, (m, d) => process.stderr.write(`${m} ${d ?? ''}\n`)))
   const metadata = { correlation_id: `cli-${Date.now()}`, causation_id: null, actor: 'cli' }
   try {
-    const result = await prepared({ run: promiseRunner(runtime.runPromiseExit), metadata })
+    const result = await prepared({ run: promiseRunner(runtime.runPromiseExit), metadata, defaultPlan: c.defaultPlan })
     process.stdout.write(render(result, args.switches.has('json')))
   } catch (error) {
     const input = INPUT_ERRORS.has((error as { _tag?: string })._tag ?? '')

@@ -3,6 +3,7 @@ import { NotFound } from '../domain/errors.js'
 import type { Filter } from '../ports/document-store.js'
 import { CONTENT_MONITOR_RUNS, CONTENT_MONITORS } from './content-monitors.js'
 import { countDocs, findDocs, getDoc } from './projection.js'
+import { USERS } from './users.js'
 
 export const CONTENT_MONITOR_SORTS = { nextRunAt: 'next_run_at', updatedAt: 'updated_at', createdAt: 'created_at' } as const
 
@@ -17,16 +18,21 @@ export interface ContentMonitorListQuery {
   readonly dir: 'asc' | 'desc'
 }
 
-export const getContentMonitor = (userId: string, monitorId: string) =>
+/** The organization's users, whose monitors are the organization's (the monitor documents name their maker only). */
+const orgUserIds = (orgId: string) => Effect.map(findDocs(USERS, { org_id: orgId }), (users) => users.map((u) => u.user_id))
+
+/** Another organization's monitor is indistinguishable from a missing one. */
+export const getContentMonitor = (orgId: string, monitorId: string) =>
   Effect.gen(function* () {
     const doc = yield* getDoc(CONTENT_MONITORS, monitorId)
-    if (!doc || doc.user_id !== userId) return yield* Effect.fail(new NotFound({ resource: 'content_monitor', id: monitorId }))
+    const maker = doc ? yield* getDoc(USERS, doc.user_id) : undefined
+    if (!doc || maker?.org_id !== orgId) return yield* Effect.fail(new NotFound({ resource: 'content_monitor', id: monitorId }))
     return doc
   })
 
-export const listContentMonitors = (userId: string, query: ContentMonitorListQuery) =>
+export const listContentMonitors = (orgId: string, query: ContentMonitorListQuery) =>
   Effect.gen(function* () {
-    const filter: Record<string, Filter[string]> = { user_id: userId }
+    const filter: Record<string, Filter[string]> = { user_id: { $in: yield* orgUserIds(orgId) } }
     if (query.status !== undefined) filter.status = query.status
     if (query.backend !== undefined) filter.backend = query.backend
     if (query.q !== undefined && query.q !== '') filter.search = { $contains: query.q.toLowerCase() }

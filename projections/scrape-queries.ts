@@ -18,17 +18,20 @@ export interface ScrapeListQuery {
   readonly dir: 'asc' | 'desc'
 }
 
-/** Another user's scrape is indistinguishable from a missing one. */
-export const getScrape = (userId: string, scrapeId: string) =>
+/**
+ * Scrapes are the organization's, like its jobs: every user of it sees them (the operator adds colleagues with
+ * `cli user create`). Another organization's scrape is indistinguishable from a missing one.
+ */
+export const getScrape = (orgId: string, scrapeId: string) =>
   Effect.gen(function* () {
     const doc = yield* getDoc(SCRAPES, scrapeId)
-    if (!doc || doc.user_id !== userId) return yield* Effect.fail(new NotFound({ resource: 'scrape', id: scrapeId }))
+    if (!doc || doc.org_id !== orgId) return yield* Effect.fail(new NotFound({ resource: 'scrape', id: scrapeId }))
     return doc
   })
 
-export const listScrapes = (userId: string, query: ScrapeListQuery) =>
+export const listScrapes = (orgId: string, query: ScrapeListQuery) =>
   Effect.gen(function* () {
-    const filter: Record<string, Filter[string]> = { user_id: userId }
+    const filter: Record<string, Filter[string]> = { org_id: orgId }
     if (query.status !== undefined) filter.status = query.status
     if (query.backend !== undefined) filter.backend = query.backend
     if (query.q !== undefined && query.q !== '') filter.url = { $contains: query.q }

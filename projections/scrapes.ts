@@ -36,9 +36,9 @@ export const scrapesProjection = defineProjection({
   collections: [SCRAPES.name, PURGED_SCRAPE_JOBS.name],
   indexes: [
     { collection: SCRAPES.name, fields: [['job_id', 1]] },
-    { collection: SCRAPES.name, fields: [['user_id', 1], ['created_at', -1]] },
-    { collection: SCRAPES.name, fields: [['user_id', 1], ['completed_at', -1]] },
-    { collection: SCRAPES.name, fields: [['user_id', 1], ['status', 1]] },
+    { collection: SCRAPES.name, fields: [['org_id', 1], ['created_at', -1]] },
+    { collection: SCRAPES.name, fields: [['org_id', 1], ['completed_at', -1]] },
+    { collection: SCRAPES.name, fields: [['org_id', 1], ['status', 1]] },
   ],
   // A scrape's document takes events of two streams (its scrape's, and its job's purge), and the purge memory is
   // written by one and read by the other: applied side by side, a purge could miss a scrape being created and the

@@ -23,6 +23,8 @@ export const usersProjection = defineProjection({
   name: 'projection.users',
   categories: ['user'],
   collections: [USERS.name, USER_EMAILS.name],
+  // An organization's users: its members' content monitors, `cli user list --org`.
+  indexes: [{ collection: USERS.name, fields: [['org_id', 1]] }],
   // Every document is written by one user's stream only, so users can be projected side by side.
   concurrency: 8,
   ordering: 'stream',

@@ -45,9 +45,9 @@ const CODES = 'missing_url, invalid_url, unsafe_url, missing_backend, invalid_ba
 /** Content monitors (SPEC 2.5, 3.3): a page checked every N minutes against one rule. */
 export const contentMonitorRoutes = async (app: FastifyInstance, account: AccountContext, sessions: Sessions) => {
   const { ssrfAllowlist } = account.settings
-  const fresh = async (userId: string, monitorId: string, position: number) => {
+  const fresh = async (orgId: string, monitorId: string, position: number) => {
     await account.run(waitForPosition(CONTENT_MONITORS, monitorId, position))
-    return account.run(getContentMonitor(userId, monitorId))
+    return account.run(getContentMonitor(orgId, monitorId))
   }
 
   app.post('/content-monitors', {
@@ -62,13 +62,13 @@ export const contentMonitorRoutes = async (app: FastifyInstance, account: Accoun
     const checked = validateContentMonitor(request.body, ssrfAllowlist)
     if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
     const created = await account.run(createContentMonitor({ user_id: user.user_id, org_id: user.org_id, fields: checked.value, metadata: requestMetadata(request, `user:${user.user_id}`) }))
-    return reply.code(201).send(monitorOf(await fresh(user.user_id, created.monitor_id, created.position)))
+    return reply.code(201).send(monitorOf(await fresh(user.org_id, created.monitor_id, created.position)))
   })
 
   app.get('/content-monitors', {
     preHandler: sessions.requireUser,
     schema: {
-      tags: ['account'], summary: "List the user's content monitors", security: accountSecurity,
+      tags: ['account'], summary: "List the content monitors of the user's organization", security: accountSecurity,
       description: 'With scheduling (`nextRunAt`, `lastRunAt`) and the last snapshot. `q` matches a substring of the name or URL (case-insensitive). Newest first by default; a page past the end answers no items.',
       querystring: {
         type: 'object', additionalProperties: false,
@@ -81,7 +81,7 @@ export const contentMonitorRoutes = async (app: FastifyInstance, account: Accoun
     },
   }, async (request) => {
     const query = request.query as ContentMonitorListQuery
-    const { items, total } = await account.run(listContentMonitors(userOf(request).user_id, query))
+    const { items, total } = await account.run(listContentMonitors(userOf(request).org_id, query))
     return { items: items.map(itemOf), total, page: query.page, perPage: query.perPage, pageCount: Math.ceil(total / query.perPage) }
   })
 
@@ -89,10 +89,10 @@ export const contentMonitorRoutes = async (app: FastifyInstance, account: Accoun
     preHandler: sessions.requireUser,
     schema: {
       tags: ['account'], summary: 'Get a content monitor', security: accountSecurity, params: idParams,
-      description: "With `lastErrorCode` and `lastErrorMessage` of the last failed run. Another user's monitor is 404.",
+      description: "With `lastErrorCode` and `lastErrorMessage` of the last failed run. Every user of the organization sees and changes its monitors; another organization's is 404.",
       response: { 200: MonitorSchema, ...pathErrors, 422: ValidationErrorBody },
     },
-  }, async (request) => monitorOf(await account.run(getContentMonitor(userOf(request).user_id, (request.params as { id: string }).id))))
+  }, async (request) => monitorOf(await account.run(getContentMonitor(userOf(request).org_id, (request.params as { id: string }).id))))
 
   app.patch('/content-monitors/:id', {
     preHandler: sessions.requireVerifiedUser,
@@ -106,8 +106,8 @@ export const contentMonitorRoutes = async (app: FastifyInstance, account: Accoun
     const { id } = request.params as { id: string }
     const checked = validateContentMonitorChanges(request.body)
     if (!checked.ok) throw new ValidationFailed({ errors: checked.errors })
-    const updated = await account.run(updateContentMonitor(user.user_id, id, checked.value, requestMetadata(request, `user:${user.user_id}`)))
-    return monitorOf(await fresh(user.user_id, id, updated.position))
+    const updated = await account.run(updateContentMonitor(user.org_id, id, checked.value, requestMetadata(request, `user:${user.user_id}`)))
+    return monitorOf(await fresh(user.org_id, id, updated.position))
   })
 
   app.get('/content-monitors/:id/runs', {
@@ -124,7 +124,7 @@ export const contentMonitorRoutes = async (app: FastifyInstance, account: Accoun
   }, async (request) => {
     const user = userOf(request)
     const { id } = request.params as { id: string }
-    const monitor = await account.run(getContentMonitor(user.user_id, id))
+    const monitor = await account.run(getContentMonitor(user.org_id, id))
     const runs = await account.run(recentRuns(id, (request.query as { limit: number }).limit))
     return { monitor: monitorOf(monitor), runs: runs.map(runOf) }
   })
@@ -151,7 +151,7 @@ export const contentMonitorRoutes = async (app: FastifyInstance, account: Accoun
     }
     const org = await account.run(getOrg(user.org_id))
     const requested = await account.run(requestContentMonitorRun({
-      user_id: user.user_id, monitor_id: id, force: body.force === true, plan: org.plan as PlanName, allowlist: ssrfAllowlist,
+      org_id: user.org_id, monitor_id: id, force: body.force === true, plan: org.plan as PlanName, allowlist: ssrfAllowlist,
       metadata: requestMetadata(request, `user:${user.user_id}`),
     }))
     await account.run(waitForPosition(CONTENT_MONITOR_RUNS, requested.run_id, requested.position))

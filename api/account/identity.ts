@@ -46,6 +46,14 @@ export const identityRoutes = async (app: FastifyInstance, account: AccountConte
     return user
   }
 
+  app.get('/registration', {
+    schema: {
+      tags, summary: 'Whether sign-up is open',
+      description: 'The REGISTRATION setting, for a sign-up form to show itself only when POST /register can succeed (the dashboard hides its sign-up when `closed`). No authentication.',
+      response: { 200: { type: 'object', required: ['registration'], properties: { registration: { type: 'string', enum: ['open', 'closed'] } } } },
+    },
+  }, async () => ({ registration: account.settings.registration }))
+
   app.post('/register', {
     // Before the body is read: a refused attempt costs nothing.
     onRequest: async (request) => {

@@ -93,7 +93,7 @@ export const scrapeRoutes = async (app: FastifyInstance, account: AccountContext
   app.get('/scrapes', {
     preHandler: guarded,
     schema: {
-      tags: ['account'], summary: "List the user's scrapes", security: accountSecurity,
+      tags: ['account'], summary: "List the scrapes of the user's organization", security: accountSecurity,
       description: 'Newest first by default. `q` matches a substring of the URL (case-insensitive). A page past the end answers no items.',
       querystring: {
         type: 'object', additionalProperties: false,
@@ -110,7 +110,7 @@ export const scrapeRoutes = async (app: FastifyInstance, account: AccountContext
   }, async (request) => {
     const user = userOf(request)
     const query = request.query as ScrapeListQuery
-    const { items, total } = await account.run(listScrapes(user.user_id, query))
+    const { items, total } = await account.run(listScrapes(user.org_id, query))
     const listed = await account.run(Effect.forEach(items, (doc) => Effect.map(screenshotUrl(doc, artifactUrlTtlSeconds), (url) => itemOf(doc, url))))
     return { items: listed, total, page: query.page, perPage: query.perPage, pageCount: Math.ceil(total / query.perPage) }
   })
@@ -119,13 +119,13 @@ export const scrapeRoutes = async (app: FastifyInstance, account: AccountContext
     preHandler: guarded,
     schema: {
       tags: ['account'], summary: 'Get one scrape', security: accountSecurity,
-      description: "Another user's scrape answers 404 `scrape_not_found`, like a missing one. HTML, screenshot and headers are only in the POST answer.",
+      description: "Every user of the organization sees its scrapes; another organization's answers 404 `scrape_not_found`, like a missing one. HTML, screenshot and headers are only in the POST answer.",
       params: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } },
       response: { 200: ScrapeDetailBody, 401: NotAuthenticated, 404: NotFoundBody, 422: ValidationErrorBody, 429: RateLimitedBody },
     },
   }, async (request) => {
     const { id } = request.params as { id: string }
-    const doc = await account.run(getScrape(userOf(request).user_id, id))
+    const doc = await account.run(getScrape(userOf(request).org_id, id))
     return { ...itemOf(doc, await account.run(screenshotUrl(doc, artifactUrlTtlSeconds))), errorMessage: doc.error_message }
   })
 }

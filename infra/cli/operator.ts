@@ -4,7 +4,7 @@ import { changeOrgPlan, setOrgIpAllowlist, setOrgSummaries } from '../../command
 import { createApiKey, createOrg, DEFAULT_KEY_LIMITS, grantApiKeyScopes, revokeApiKey } from '../../commands/orgs.js'
 import { addUser, emailRegistered } from '../../commands/users.js'
 import { StateConflict } from '../../domain/errors.js'
-import { PLAN_NAMES } from '../../domain/plans.js'
+import { PLAN_NAMES, type PlanName } from '../../domain/plans.js'
 import { isScope, SCOPES } from '../../domain/scopes.js'
 import { checkCredentials, type Credentials } from '../../domain/user/credentials.js'
 import { USER_ROLES, type UserRole } from '../../domain/user/roles.js'
@@ -17,10 +17,12 @@ import type { Run } from '../runtime.js'
 import { oneOf, positiveInteger, required, UsageError, type Args } from './args.js'
 import { list, record, type CliResult } from './output.js'
 
-/** What a command runs with once its input is checked: the process's services and the metadata of its events. */
+/** What a command runs with once its input is checked: the process's services, the metadata of its events, the settings. */
 export interface CliContext {
   readonly run: Run
   readonly metadata: EventMetadata
+  /** DEFAULT_PLAN: an organization made without --plan gets the plan a sign-up would, as the service is configured. */
+  readonly defaultPlan: PlanName
 }
 
 export interface CliCommand {
@@ -67,19 +69,20 @@ export const OPERATOR_COMMANDS: readonly CliCommand[] = [
     flags: ['name', 'plan', 'owner-email', 'owner-password', 'rate-limit-rpm', 'daily-quota'],
     prepare: (args) => {
       const name = required(args, 'name')
-      const plan = oneOf(args.flags.get('plan') ?? 'free', PLAN_NAMES, 'plan')
+      const plan = args.flags.has('plan') ? oneOf(args.flags.get('plan')!, PLAN_NAMES, 'plan') : undefined
       const email = args.flags.get('owner-email')
       const password = args.flags.get('owner-password')
       if ((email === undefined) !== (password === undefined)) throw new UsageError('--owner-email and --owner-password go together')
       const owner = email !== undefined && password !== undefined ? credentials(email, password) : null
       // The first key bounds every key made from it (a key never creates a wider one), so the operator sets its limits here.
       const limits = limitsOf(args)
-      return async ({ run, metadata }) => run(Effect.gen(function* () {
+      return async ({ run, metadata, defaultPlan }) => run(Effect.gen(function* () {
         if (owner) yield* addressFree(owner.email)
-        const { org_id } = yield* createOrg({ name, plan, metadata })
+        const chosen = plan ?? defaultPlan
+        const { org_id } = yield* createOrg({ name, plan: chosen, metadata })
         const key = yield* createApiKey({ org_id, name: 'default', scopes: SCOPES, limits, expires_at: null, metadata })
         const user = owner ? yield* addUser({ credentials: owner, org_id, role: 'owner', metadata }) : null
-        return record({ org_id, name, plan, key_id: key.key_id, api_key: key.secret, ...(user ? { owner_user_id: user.user_id, owner_email: user.email } : {}) })
+        return record({ org_id, name, plan: chosen, key_id: key.key_id, api_key: key.secret, ...(user ? { owner_user_id: user.user_id, owner_email: user.email } : {}) })
       }))
     },
   },

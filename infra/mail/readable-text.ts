@@ -4,8 +4,9 @@ const MAX_LINE_BYTES = 998
 /**
  * A single-part text message whose body goes out as written (7bit, or 8bit with non-ASCII text) instead of
  * quoted-printable: a saved `.eml` then shows every link exactly as it works, without `=3D` or soft line breaks.
- * nodemailer picks quoted-printable for any line over 76 characters (every verification link) and has no option to
- * say otherwise, so the built message's body is replaced by its text. Anything else is answered unchanged.
+ * nodemailer picks quoted-printable for any line over 76 characters (every verification link), and its `textEncoding`
+ * option chooses only between quoted-printable and base64 (unreadable in a file), so the built message's body is
+ * replaced by its text. Anything else is answered unchanged.
  */
 export const withReadableText = (raw: Buffer, text: string): Buffer => {
   const message = raw.toString('utf8')

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http'
 import t from 'tap'
 import { MAX_BODY_BYTES } from '../../fetchers/body-limit.js'
 import { startFixtureSite } from '../fixtures/site.js'
-import { signUp } from '../helpers/account.js'
+import { colleagueOf, signUp } from '../helpers/account.js'
 import { outboxMessages } from '../helpers/mail.js'
 import { portNothingListensOn, startService, waitFor } from '../helpers/service.js'
 
@@ -76,7 +76,20 @@ t.test('validation: 422 with errors naming the fields', async (t) => {
   t.same(patch.body.errors.map((e: any) => e.field).sort(), ['frequencyMinutes', 'status'])
 })
 
-t.test('another user\'s monitor is 404 on every route', async (t) => {
+t.test('a colleague in the organization sees, changes and runs its monitors', async (t) => {
+  const owner = await signUp(svc)
+  const colleague = await colleagueOf(svc, owner)
+  const { id } = (await create(owner, monitorBody())).body
+  const listed = await svc.api('GET', '/content-monitors', { headers: colleague.bearer })
+  t.same(listed.body.items.map((m: any) => m.id), [id], "the organization's monitors")
+  t.equal((await svc.api('GET', `/content-monitors/${id}`, { headers: colleague.bearer })).status, 200)
+  const renamed = await svc.api('PATCH', `/content-monitors/${id}`, { headers: colleague.bearer, body: { name: 'shared' } })
+  t.equal(renamed.body.name, 'shared')
+  t.equal((await forceRun({ ...owner, bearer: colleague.bearer }, id)).status, 'succeeded', 'a forced run by the colleague')
+  t.equal((await svc.api('GET', `/content-monitors/${id}`, { headers: owner.bearer })).body.name, 'shared', 'the owner sees the change')
+})
+
+t.test('another organization\'s monitor is 404 on every route', async (t) => {
   const owner = await signUp(svc)
   const stranger = await signUp(svc)
   const { id } = (await create(owner, monitorBody())).body

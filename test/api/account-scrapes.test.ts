@@ -1,6 +1,6 @@
 import t from 'tap'
 import { startFixtureSite } from '../fixtures/site.js'
-import { signUp } from '../helpers/account.js'
+import { colleagueOf, signUp } from '../helpers/account.js'
 import { startService, waitFor } from '../helpers/service.js'
 
 const site = await startFixtureSite({
@@ -148,7 +148,7 @@ t.test('playwright with take_screenshot: a PNG data URL, then a signed screensho
   t.same(Buffer.from(await download.arrayBuffer()).subarray(0, 8), Buffer.from(answer.body.screenshot.split(',')[1], 'base64').subarray(0, 8))
 })
 
-t.test('GET /scrapes: filters, pagination edges, sort orders; another user\'s scrapes are 404', async (t) => {
+t.test('GET /scrapes: filters, pagination edges, sort orders; a colleague sees them, another organization\'s user gets 404', async (t) => {
   const user = await signUp(svc)
   const ids: string[] = []
   for (const path of ['/page', '/json', '/status?code=503']) {
@@ -181,6 +181,11 @@ t.test('GET /scrapes: filters, pagination edges, sort orders; another user\'s sc
   t.same((await list('?q=JSON')).body.items.map((i: any) => i.id), [ids[1]], 'q is a case-insensitive URL substring')
   t.same((await list('?backend=playwright')).body.total, 0)
   t.same((await list('?backend=httpx')).body.total, 3)
+
+  // A colleague the operator added to the organization (`cli user create`) sees its scrapes.
+  const colleague = await colleagueOf(svc, user)
+  t.same((await svc.api('GET', '/scrapes?dir=asc', { headers: colleague.bearer })).body.items.map((i: any) => i.id), ids, "the organization's scrapes")
+  t.equal((await svc.api('GET', `/scrapes/${ids[0]}`, { headers: colleague.bearer })).status, 200)
 
   const stranger = await signUp(svc)
   const theirs = await svc.api('GET', `/scrapes/${ids[0]}`, { headers: stranger.bearer })

@@ -22,6 +22,7 @@ const savedMail = async (to: string) => {
 }
 
 t.test('a sign-up gets an organization on DEFAULT_PLAN', async (t) => {
+  t.same((await svc.api('GET', '/registration')).body, { registration: 'open' }, 'the policy the dashboard reads')
   t.equal((await svc.api('POST', '/register', { body: { email: 'starter@example.com', password } })).status, 202)
   const user = await svc.run(findUserByEmail('starter@example.com'))
   t.equal((await svc.run(getOrg(user!.org_id))).plan, 'starter')

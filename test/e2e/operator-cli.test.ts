@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { runCli, runCliRaw, spawnService } from '../helpers/process.js'
-import { tempDataDir } from '../helpers/service.js'
+import { tempDataDir, waitFor } from '../helpers/service.js'
 
 // The operator's first hour: the CLI on the data folder of a running service (REGISTRATION=closed), as the README does.
 const dataDir = tempDataDir('operator')
@@ -99,10 +99,33 @@ t.test('user create and user list; a taken address or an unknown organization is
   t.equal((await runCli(env, ['user', 'list'])).length, 2)
 })
 
+t.test('org set changes the plan, which the organization\'s keys see; key list and org set refuse an unknown organization (exit 2)', async (t) => {
+  t.same(await runCli(env, ['org', 'set', '--org', org.org_id, '--plan', 'business']), { org_id: org.org_id, plan: 'business' })
+  t.match(await runCli(env, ['org', 'show', '--org', org.org_id]), { plan: 'business' })
+  await waitFor(async () => (await (await fetch(`${svc.base}/v1/org`, { headers: { 'x-api-key': org.api_key } })).json() as { plan: string }).plan === 'business')
+  const cases: [string[], RegExp][] = [
+    [['org', 'set', '--org', org.org_id, '--plan', 'gold'], /^error: --plan takes one of free, starter, pro, business, enterprise, got gold /],
+    [['org', 'set', '--org', org.org_id], /^error: org set takes --plan/],
+    [['org', 'set', '--org', 'no-such-org', '--plan', 'pro'], /\nerror: org no-such-org not found\n$/],
+    [['key', 'list', '--org', 'no-such-org'], /\nerror: org no-such-org not found\n$/],
+    [['key', 'create', '--org', 'no-such-org'], /\nerror: org no-such-org not found\n$/],
+    [['user', 'list', '--org'], /^error: /],
+  ]
+  for (const [args, message] of cases) {
+    const answer = await runCliRaw(env, args)
+    t.equal(answer.code, 2, `${args.join(' ')} exits 2`)
+    t.match(answer.stderr, message)
+    t.equal(answer.stdout, '')
+  }
+  t.match(await runCli(env, ['org', 'show', '--org', org.org_id]), { plan: 'business', active_keys: 2 }, 'nothing was written')
+})
+
 t.test('REGISTRATION=closed: POST /register answers 403 registration_closed', async (t) => {
   const answer = await fetch(`${svc.base}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'walk-in@example.com', password }) })
   t.equal(answer.status, 403)
   t.same(await answer.json(), { detail: 'registration_closed' })
+  const policy = await fetch(`${svc.base}/registration`)
+  t.same(await policy.json(), { registration: 'closed' }, 'GET /registration tells the dashboard to hide its sign-up')
 })
 
 t.test('GET / redirects to the dashboard', async (t) => {
@@ -122,4 +145,13 @@ t.test('.env in the working directory names the data folder; a variable of the e
   const overridden = await runCliRaw({ DATA_DIR: other }, ['org', 'list', '--json'], folder)
   t.match(overridden.stderr, `using data folder ${other}`)
   t.same(JSON.parse(overridden.stdout), [])
+})
+
+t.test('org create without --plan takes DEFAULT_PLAN, as a sign-up does', async (t) => {
+  const made = await runCli({ ...env, DEFAULT_PLAN: 'starter' }, ['org', 'create', '--name', 'Defaulted'])
+  t.match(made, { name: 'Defaulted', plan: 'starter' })
+  t.match(await runCli(env, ['org', 'show', '--org', made.org_id]), { plan: 'starter' })
+  const refused = await runCliRaw({ ...env, DEFAULT_PLAN: 'gold' }, ['org', 'create', '--name', 'Gold'])
+  t.equal(refused.code, 1, 'an unknown DEFAULT_PLAN is a configuration error, as at start')
+  t.match(refused.stderr, /^error: DEFAULT_PLAN must be one of free, starter/)
 })

@@ -1,5 +1,7 @@
+import { addUser } from '../../commands/users.js'
+import { findUserByEmail } from '../../projections/user-queries.js'
 import { verificationLink } from './mail.js'
-import type { Service } from './service.js'
+import { waitFor, type Service } from './service.js'
 
 const PASSWORD = 'correct horse battery'
 let counter = 0
@@ -30,4 +32,17 @@ export const signUp = async (svc: Service, options: { readonly verified?: boolea
       return { cookie: login.headers.get('set-cookie')!.split(';')[0]! }
     },
   }
+}
+
+/**
+ * A colleague the operator added to `user`'s organization (`cli user create`: verified, a member), and the bearer
+ * header that authenticates them.
+ */
+export const colleagueOf = async (svc: Service, user: { readonly email: string }) => {
+  const { org_id } = (await svc.run(findUserByEmail(user.email)))!
+  const credentials = { email: `colleague${++counter}-${process.pid}-${Date.now()}@example.com`, password: PASSWORD }
+  await svc.run(addUser({ credentials, org_id, role: 'member', metadata: { correlation_id: 'test', causation_id: null, actor: 'cli' } }))
+  let token = await svc.api('POST', '/token', { body: credentials })
+  await waitFor(async () => (token = await svc.api('POST', '/token', { body: credentials })).status === 200)
+  return { email: credentials.email, orgId: org_id, bearer: { authorization: `Bearer ${token.body.access_token as string}` } }
 }

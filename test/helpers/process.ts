@@ -2,16 +2,19 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { onFreePort, waitFor } from './service.js'
 
-/** Starts the service as its own OS process (the way `npm start` does), for crash and multi-process tests. */
-export const spawnService = (env: Record<string, string>, args: string[] = [], nodeArgs: string[] = []) =>
-  env.PORT ? spawnOn(Number(env.PORT), env, args, nodeArgs) : onFreePort((port) => spawnOn(port, env, args, nodeArgs))
+/**
+ * Starts the service as its own OS process (the way `npm start` does), for crash and multi-process tests. `cwd`: the
+ * checkout it runs from (the repository's root by default).
+ */
+export const spawnService = (env: Record<string, string>, args: string[] = [], nodeArgs: string[] = [], cwd?: string) =>
+  env.PORT ? spawnOn(Number(env.PORT), env, args, nodeArgs, cwd) : onFreePort((port) => spawnOn(port, env, args, nodeArgs, cwd))
 
-const spawnOn = async (port: number, env: Record<string, string>, args: string[], nodeArgs: string[]) => {
+const spawnOn = async (port: number, env: Record<string, string>, args: string[], nodeArgs: string[], cwd: string | undefined) => {
   const servesApi = !args.some((a) => a.includes('roles')) || args.join(' ').includes('api')
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'infra/main.ts', ...args], {
     // Processes without the API announce readiness in their info log.
     env: { ...process.env, LOG_LEVEL: servesApi ? 'warn' : 'info', HOST: '127.0.0.1', ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}),
   })
   // The API's request log (fastify's logger) goes to stdout, everything else to stderr.
   let stdout = ''

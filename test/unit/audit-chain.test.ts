@@ -124,6 +124,7 @@ t.test('an edited event row fails the store\'s verification, naming that event; 
 
   const cli = await runCliRaw({ DATA_DIR: dir, AUDIT_KEYS_FILE: keysFile }, ['audit', 'verify'])
   t.equal(cli.code, 1, 'cli audit verify exits 1')
+  t.match(cli.stderr, `using data folder ${dir}\n`, 'names the data it verifies')
   t.match(JSON.parse(cli.stdout), { ok: false, event_id: placed.event_id, position, reason: /no longer matches/ })
 
   store.db.close()

@@ -27,6 +27,8 @@ export const setSessionKey = (key: SessionKey | null) => {
 
 const sentence = (code: string) => code.charAt(0).toUpperCase() + code.slice(1).replaceAll('_', ' ')
 
+export const REGISTRATION_CLOSED = 'Sign-up is closed on this server: ask its operator for an account.'
+
 const ACCOUNT_MESSAGES: Readonly<Record<string, string>> = {
   invalid_credentials: 'Unknown e-mail or wrong password.',
   validation_error: 'Please correct the fields below.',
@@ -35,7 +37,7 @@ const ACCOUNT_MESSAGES: Readonly<Record<string, string>> = {
   too_many_attempts: 'Too many attempts: wait a minute and try again.',
   too_many_failed_logins: 'Too many failed sign-ins for this address: wait a little and try again.',
   email_not_verified: 'Verify your e-mail address first.',
-  registration_closed: 'Sign-up is closed on this server: ask its operator for an account.',
+  registration_closed: REGISTRATION_CLOSED,
   not_authenticated: 'Please sign in.',
 }
 

@@ -1,8 +1,11 @@
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, call } from '../api'
-import { asApiError, ErrorBox, Field } from '../ui'
+import { ApiError, call, REGISTRATION_CLOSED } from '../api'
+import { asApiError, ErrorBox, Field, useLoad } from '../ui'
 
 interface Credentials { email: string; password: string }
+
+/** GET /registration: the REGISTRATION policy (undefined until it answers), so sign-up is offered only where it works. */
+const useRegistration = () => useLoad(() => call<{ registration: 'open' | 'closed' }>('GET', '/registration'), []).data?.registration
 
 const CredentialsForm = ({ submitLabel, busy, onSubmit, passwordAutocomplete }: {
   submitLabel: string; busy: boolean; onSubmit: (c: Credentials) => void; passwordAutocomplete: string
@@ -25,6 +28,7 @@ const CredentialsForm = ({ submitLabel, busy, onSubmit, passwordAutocomplete }: 
 export const SignIn = ({ onSignedIn }: { onSignedIn: () => Promise<void> }) => {
   const [error, setError] = useState<ApiError | null>(null)
   const [busy, setBusy] = useState(false)
+  const signUpOpen = useRegistration() === 'open'
   return (
     <section class="auth">
       <h1>Sign in</h1>
@@ -36,7 +40,7 @@ export const SignIn = ({ onSignedIn }: { onSignedIn: () => Promise<void> }) => {
           await onSignedIn()
         } catch (e) { setError(asApiError(e)) } finally { setBusy(false) }
       }} />
-      <p>No account yet? <a href="#/signup">Create one</a>.</p>
+      {signUpOpen && <p>No account yet? <a href="#/signup">Create one</a>.</p>}
     </section>
   )
 }
@@ -45,6 +49,16 @@ export const SignUp = () => {
   const [error, setError] = useState<ApiError | null>(null)
   const [busy, setBusy] = useState(false)
   const [sentTo, setSentTo] = useState<string | null>(null)
+  const registration = useRegistration()
+  // A sign-up link followed on a closed server says so at once, not after a filled-in form.
+  if (registration === 'closed') {
+    return (
+      <section class="auth">
+        <h1>Create an account</h1>
+        <p role="status">{REGISTRATION_CLOSED} <a href="#/signin">Sign in</a>.</p>
+      </section>
+    )
+  }
   if (sentTo) {
     return (
       <section class="auth">
