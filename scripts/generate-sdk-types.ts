@@ -34,8 +34,9 @@ export const generateSdkTypes = async (): Promise<{ readonly openapi: string; re
   const openapi = await fetchServedOpenApi()
   const dir = mkdtempSync(join(tmpdir(), 'sw-sdk-types-'))
   writeFileSync(join(dir, 'openapi.json'), openapi)
-  // A request field with a default may be left out: without this flag openapi-typescript would make it required.
-  await promisify(execFile)(GENERATOR, [join(dir, 'openapi.json'), '-o', join(dir, 'schema.ts'), '--default-non-nullable=false'])
+  // A request field with a default may be left out (by default openapi-typescript makes it required), and an object
+  // the document leaves open (a recipe's input, a page's metadata) holds anything (by default: nothing).
+  await promisify(execFile)(GENERATOR, [join(dir, 'openapi.json'), '-o', join(dir, 'schema.ts'), '--default-non-nullable=false', '--empty-objects-unknown'])
   return { openapi, schema: readFileSync(join(dir, 'schema.ts'), 'utf8') }
 }
 

@@ -3178,7 +3178,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description Fits the contract's input_schema. */
-                        input?: Record<string, never>;
+                        input?: Record<string, unknown>;
                         contract?: number;
                         idempotency_token?: string;
                         max_pages?: number;
