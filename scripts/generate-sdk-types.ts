@@ -1,6 +1,7 @@
 // Generates the TypeScript SDK's types (sdks/typescript/src/schema.ts) from the OpenAPI document the API serves at
 // /openapi.json, and keeps that document beside them (sdks/typescript/openapi.json). Run after changing a route's
-// schema: `npm run generate:sdk`. test/sdk/typescript-sdk-types.test.ts fails when the committed files differ.
+// schema: `npm run generate:sdk`. test/sdk/typescript-sdk-types.test.ts fails when the committed files differ from
+// what this makes now.
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -29,15 +30,20 @@ export const fetchServedOpenApi = async (): Promise<string> => {
   }
 }
 
-/** The served document and the types openapi-typescript makes of it, as the files' contents. */
-export const generateSdkTypes = async (): Promise<{ readonly openapi: string; readonly schema: string }> => {
-  const openapi = await fetchServedOpenApi()
+/** The types openapi-typescript makes of an OpenAPI document (its JSON text). */
+export const typesOf = async (openapi: string): Promise<string> => {
   const dir = mkdtempSync(join(tmpdir(), 'sw-sdk-types-'))
   writeFileSync(join(dir, 'openapi.json'), openapi)
   // A request field with a default may be left out (by default openapi-typescript makes it required), and an object
   // the document leaves open (a recipe's input, a page's metadata) holds anything (by default: nothing).
   await promisify(execFile)(GENERATOR, [join(dir, 'openapi.json'), '-o', join(dir, 'schema.ts'), '--default-non-nullable=false', '--empty-objects-unknown'])
-  return { openapi, schema: readFileSync(join(dir, 'schema.ts'), 'utf8') }
+  return readFileSync(join(dir, 'schema.ts'), 'utf8')
+}
+
+/** The served document and the types made of it, as the files' contents. */
+export const generateSdkTypes = async (): Promise<{ readonly openapi: string; readonly schema: string }> => {
+  const openapi = await fetchServedOpenApi()
+  return { openapi, schema: await typesOf(openapi) }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
