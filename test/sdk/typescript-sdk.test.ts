@@ -5,7 +5,7 @@ import { Scrapeworks, ScrapeworksError, verifyWebhook } from '../../sdks/typescr
 import { startFixtureSite } from '../fixtures/site.js'
 import { fixturesOf } from '../helpers/recipe-fixtures.js'
 import { startRecipeSite } from '../helpers/recipe-site.js'
-import { startService, waitFor } from '../helpers/service.js'
+import { portNothingListensOn, startService, waitFor } from '../helpers/service.js'
 import { startReceiver, verifyWithStandardWebhooks } from '../helpers/webhook-receiver.js'
 
 // The TypeScript SDK (sdks/typescript) against the running service: no mock between them.
@@ -16,8 +16,9 @@ const site = await startFixtureSite({
 })
 const receiver = await startReceiver()
 const recipeSite = await startRecipeSite(['https://api.github.com'])
+const closedPort = await portNothingListensOn()
 const svc = await startService({
-  allowlist: [`127.0.0.1:${site.port}`, receiver.allowlistEntry, `127.0.0.1:${recipeSite.port}`],
+  allowlist: [`127.0.0.1:${site.port}`, receiver.allowlistEntry, `127.0.0.1:${recipeSite.port}`, `127.0.0.1:${closedPort}`],
   env: { RECIPE_ORIGIN_OVERRIDES: recipeSite.overrides },
 })
 t.teardown(async () => { await svc.close(); await site.close(); await receiver.close(); await recipeSite.close() })
@@ -90,6 +91,13 @@ t.test('a 422 carries every failing field', async (t) => {
 t.test('a wrong key is a 401 ScrapeworksError, not retried', async (t) => {
   const error = await refusal(t, new Scrapeworks({ apiKey: 'sw_wrong', baseUrl: svc.base }).jobs.list())
   t.match(error, { status: 401, code: /^\w+$/, fieldErrors: [], retryAfterSeconds: null })
+})
+
+t.test('a failed job and an unreachable service are ScrapeworksErrors too', async (t) => {
+  const failed = await refusal(t, client.scrape(`http://127.0.0.1:${closedPort}/`))
+  t.match(failed, { status: 0, code: 'job_failed', message: /^job [0-9a-f-]{36} failed: \w+: / })
+  const unreachable = await refusal(t, new Scrapeworks({ apiKey: key, baseUrl: `http://127.0.0.1:${closedPort}` }).jobs.list())
+  t.match(unreachable, { status: 0, code: 'connection_failed', message: /ECONNREFUSED/ })
 })
 
 t.test('monitors: create, get, list, update, runs, delete', async (t) => {

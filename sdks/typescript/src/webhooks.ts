@@ -42,8 +42,8 @@ export const verifyWebhook = (
   const timestamp = headerOf(headers, 'webhook-timestamp')
   const signatures = headerOf(headers, 'webhook-signature')
   if (!id || !timestamp || !signatures) throw refuse('missing webhook-id, webhook-timestamp or webhook-signature header')
-  const seconds = Number(timestamp)
   if (!/^\d+$/.test(timestamp)) throw refuse('webhook-timestamp is not a number of seconds')
+  const seconds = Number(timestamp)
   const now = Math.floor((options.now ?? new Date()).getTime() / 1000)
   const tolerance = options.toleranceSeconds ?? WEBHOOK_TOLERANCE_SECONDS
   if (Math.abs(now - seconds) > tolerance) throw refuse(`webhook-timestamp is more than ${tolerance} s from now`)
