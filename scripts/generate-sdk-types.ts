@@ -3,7 +3,7 @@
 // schema: `npm run generate:sdk`. test/sdk/typescript-sdk-types.test.ts fails when the committed files differ from
 // what this makes now.
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -32,6 +32,7 @@ export const fetchServedOpenApi = async (): Promise<string> => {
 
 /** The types openapi-typescript makes of an OpenAPI document (its JSON text). */
 export const typesOf = async (openapi: string): Promise<string> => {
+  if (!existsSync(GENERATOR)) throw new Error(`${GENERATOR} is missing: run \`npm install --prefix sdks/typescript\` first`)
   const dir = mkdtempSync(join(tmpdir(), 'sw-sdk-types-'))
   writeFileSync(join(dir, 'openapi.json'), openapi)
   // A request field with a default may be left out (by default openapi-typescript makes it required), and an object

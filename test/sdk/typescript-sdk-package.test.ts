@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -18,6 +18,7 @@ t.teardown(async () => { await svc.close(); await site.close() })
 const { key } = await svc.createOrg('pro')
 
 const work = mkdtempSync(join(tmpdir(), 'sw-sdk-pack-'))
+t.teardown(() => rmSync(work, { recursive: true, force: true }))
 const npm = (args: readonly string[], cwd: string) => run('npm', [...args, '--no-audit', '--no-fund'], { cwd, timeout: 300_000 })
 
 t.test('npm pack gives a tarball that installs in a fresh project and works there', async (t) => {
@@ -27,7 +28,7 @@ t.test('npm pack gives a tarball that installs in a fresh project and works ther
   t.notOk(files.some((f) => f.startsWith('node_modules/')), 'no dependencies bundled')
 
   const project = join(work, 'project')
-  await run('mkdir', [project])
+  mkdirSync(project)
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'fresh', private: true, type: 'module' }))
   await npm(['install', '--offline', join(work, packed[0].filename)], project)
 

@@ -135,7 +135,7 @@ t.test('webhooks: endpoints CRUD, and verifyWebhook on a real delivery', async (
   const event = verifyWebhook(delivery.body, delivery.headers, secret)
   t.match(event, { type: 'job.completed', data: { job_id: jobId } })
   t.same(event, verifyWithStandardWebhooks(secret, delivery), 'the reference library agrees')
-  t.same(client.webhooks.verify(Buffer.from(delivery.body), new Headers(delivery.headers as Record<string, string>), secret), event, 'bytes and a Headers object work too')
+  t.same(client.webhooks.verifyWebhook(Buffer.from(delivery.body), new Headers(delivery.headers as Record<string, string>), secret), event, 'bytes and a Headers object work too')
 
   const tampered = (fn: () => unknown) => { try { fn(); return null } catch (error) { return error } }
   t.match(tampered(() => verifyWebhook(delivery.body.replace(jobId, 'x'), delivery.headers, secret)), { code: 'invalid_webhook_signature' })

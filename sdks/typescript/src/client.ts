@@ -133,7 +133,7 @@ export class Scrapeworks {
     rotateSecret: (endpointId: string) =>
       this.call<Answer<'/v1/webhook-endpoints/{endpoint_id}/rotate-secret', 'post'>>('post', path('/v1/webhook-endpoints/{endpoint_id}/rotate-secret', endpointId)),
     /** Checks a delivery's Standard Webhooks signature with the endpoint's secret and answers its event. */
-    verify: verifyWebhook,
+    verifyWebhook,
   }
 
   readonly recipes = {
