@@ -22,6 +22,9 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[] | 'everything'>> = {
   web: ['domain'],
   // The `scrapeworks` user command: an HTTP client of the public API, which may name the domain's shapes as types only.
   client: [],
+  // The SDKs: packages of their own, installed by users apart from the service; their types are generated from the
+  // served OpenAPI document, not imported.
+  sdks: [],
   test: 'everything',
   // Not in the table: tooling run beside the service (benchmarks, the test runner, service checks), never by it.
   bench: 'everything',

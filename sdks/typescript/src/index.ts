@@ -1,0 +1,6 @@
+export { Scrapeworks, type ScrapeOptions, type ScrapeResult, type ScrapeworksOptions, type WaitOptions } from './client.js'
+export { ScrapeworksError } from './errors.js'
+export type { RetryOptions } from './retry.js'
+export { verifyWebhook, WEBHOOK_TOLERANCE_SECONDS, type WebhookEvent } from './webhooks.js'
+export type { ErrorBody, FieldError, Format, Job, JobRequest, Monitor, MonitorRequest, MonitorRun, MonitorUpdate, Tier } from './types.js'
+export type { components, paths } from './schema.js'
