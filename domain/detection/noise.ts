@@ -47,7 +47,7 @@ const TEXT_RULES: ReadonlyArray<readonly [NoiseStep, RegExp, (match: string, ...
   ['times', /\b\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:\s?[ap]\.?m\.?)?(?:\s?(?:UTC|GMT|Z|CES?T|EST|EDT|PST|PDT|BST)\b)?(?:\s?[+-]\d{2}:?\d{2})?|\b\d{1,2}\s?[ap]\.?m\.?(?![\w])/gi, () => PLACEHOLDERS.times],
   ['relative_times', /\b(?:(?:a|an|one|a few|few|several|\d+)\s*(?:seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wks?|w|months?|mos?|years?|yrs?|y)\s+ago|just now|moments? ago)\b/gi, () => PLACEHOLDERS.relative_times],
   ['counters', new RegExp(`(?<![\\w$€£¥.,])(?:${NUMBER})(?=${WHO}\\s+${COUNTED}\\b)`, 'g'), () => PLACEHOLDERS.counters],
-  ['counters', new RegExp(`\\b(${COUNTED}|viewed|seen|read)(\\s*:?\\s*)(?:${NUMBER})(?![\\d.,])(\\s+times)?`, 'gi'), (_m, word, gap, times) => `${word}${gap}${PLACEHOLDERS.counters}${times ?? ''}`],
+  ['counters', new RegExp(`\\b(${COUNTED}|viewed|seen|read|sold|played|downloaded|bought)(\\s*:?\\s*)(?:${NUMBER})(?![\\d.,])(\\s+times)?`, 'gi'), (_m, word, gap, times) => `${word}${gap}${PLACEHOLDERS.counters}${times ?? ''}`],
 ]
 
 /** Removes the noise of the enabled steps from one line of text. */
@@ -60,7 +60,7 @@ export const quietText = (line: string, steps: NoiseSteps): string =>
  */
 const VOLATILE_KEYS: ReadonlyArray<readonly [NoiseStep, RegExp]> = [
   ['counters', /^(?:\w+_)?(?:views?|view_count|viewers?|visits?|visitors?|hits|likes?|like_count|shares?|online|watching|readers|took|took_ms|elapsed(?:_ms)?|duration_ms|latency(?:_ms)?|response_time(?:_ms)?|uptime(?:_s|_ms|_seconds)?|rate_limit_remaining)$/],
-  ['times', /^(?:time|timestamp|ts|now|server_time|served_at|generated_at|fetched_at|rendered_at|response_time_utc|current_time|expires(?:_at)?)$/],
+  ['times', /^(?:(?:server|current|response|request|system|local|utc)_)?(?:time|timestamp|ts|now)(?:_ms|_utc)?$|^(?:generated|served|rendered|fetched|expires)(?:_at|_on|_ms)?$/],
   ['tokens', /^(?:\w+_)?(?:request|trace|span|correlation|session)_id$|^(?:request_id|etag|nonce|csrf(?:_token)?|token|signature|sig|cache_key|build|build_id|revision)$/],
 ]
 

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { ALL_NOISE, NO_NOISE, quietJsonLine, quietText } from '../../../domain/detection/noise.js'
 import { normalizeBody, normalizeHtml, normalizeJson } from '../../../domain/detection/normalize.js'
+import { diffLines } from '../../../domain/detection/diff.js'
 
 /** Each noise kind, as live pages write it, and what it reads after normalisation. */
 const NOISE: ReadonlyArray<readonly [string, string]> = [
@@ -89,4 +90,13 @@ t.test('text mode over a raw answer reads it by its content type', async (t) => 
   t.same(normalizeBody('<html><body><p>Hi</p></body></html>', 'text/html', options), { ok: true, lines: ['Hi'] }, 'markup as a page')
   t.same(normalizeBody('\u0000\u0001PNG\u0002', 'image/png', options), { ok: false, reason: 'no_text' }, 'binary: no text')
   t.same(normalizeBody('{"a":', 'application/json', options), { ok: false, reason: 'not_json' }, 'broken JSON said to be JSON')
+})
+
+t.test('JSON diffs match lines by path without indices: an array insertion shows as the item added', async (t) => {
+  const before = ['$.items[0].id: 1', '$.items[1].id: 2', '$.total: 2']
+  const after = ['$.items[0].id: 0', '$.items[1].id: 1', '$.items[2].id: 2', '$.total: 3']
+  t.same(diffLines(before, after).lines, ['+$.items[0].id: 0', '-$.total: 2', '+$.total: 3'])
+  t.same(diffLines(['$.a[0].x: 1', '$.a[1].y: 2'], ['$.a[0].x: 1', '$.a[0].y: 2']).lines, ['-$.a[1].y: 2', '+$.a[0].y: 2'],
+    'lines equal but for their indices are still a change, never an empty diff')
+  t.same(diffLines(['see note [1]'], ['see note [2]']).lines, ['-see note [1]', '+see note [2]'], 'text lines match as written')
 })
