@@ -67,12 +67,12 @@ ${s.headlines.map((h, i) => `<li><h2>${h}</h2><p>${agoOf(n, i)} · ${countOf(n.v
   ],
 }
 
-interface Product { readonly price: string; readonly stock: string }
+interface Product { readonly price: string; readonly stock: string; readonly left: number }
 const product: Page<Product> = {
   path: '/product', contentType: 'text/html; charset=utf-8',
-  start: { price: '$44.95', stock: 'In stock' },
+  start: { price: '$44.95', stock: 'In stock', left: 3 },
   render: (s, n) => html('Trail shoe', `<main><h1>Trail shoe X2</h1>
-<p class="price">Price: ${s.price} · checked at ${clockOf(n)}</p><p>${s.stock}</p>
+<p class="price">Price: ${s.price} · checked at ${clockOf(n)}</p><p>${s.stock}</p><p>Only ${s.left} left</p>
 <p>${n.viewers + 3} people are viewing this right now</p><p>Sold ${countOf(n.views, 1)} times · ${countOf(n.views, 2)} likes</p>
 <p>Offer valid until ${longDateOf(n)}</p><p>Last restocked ${agoOf(n, 0)}</p><p>Cart session ${uuidOf(n.token, 1)}</p></main>`),
   transitions: [
@@ -87,6 +87,7 @@ const product: Page<Product> = {
       diff: ['-Price: $44.95 · checked at ‹time›', '+Price: $39.95 · checked at ‹time›'],
     },
     { label: 'out of stock', noise: null, edit: (s) => ({ ...s, stock: 'Out of stock' }), diff: ['-In stock', '+Out of stock'] },
+    { label: 'fewer left (a count that is not a counter)', noise: null, edit: (s) => ({ ...s, left: 1 }), diff: ['-Only 3 left', '+Only 1 left'] },
   ],
 }
 
@@ -155,6 +156,10 @@ const api: Page<Api> = {
     {
       label: 'a tag is added to an item', noise: null, edit: (s) => ({ items: s.items.map((i) => (i.id === 1 ? { ...i, tags: [...i.tags, 'sale'] } : i)) }),
       diff: ['+$.items[1].tags[1]: "sale"'],
+    },
+    {
+      label: 'an item is removed from the middle', noise: null, edit: (s) => ({ items: s.items.filter((i) => i.id !== 2) }),
+      diff: ['-$.items[2].id: 2', '-$.items[2].name: "Rain jacket"', '-$.items[2].price: 79', '-$.items[2].tags[0]: "outdoor"', '-$.items[2].tags[1]: "rain"'],
     },
   ],
 }
@@ -277,7 +282,7 @@ t.test('noise steps are switchable and validated; switching them resets the base
   const notObject = await svc.api('PATCH', `/v1/monitors/${id}`, { key: org.key, body: { detection: { noise: 'on' } } })
   t.match(notObject.body.error.details, [{ field: 'detection.noise', code: 'invalid_noise' }])
   const off = await svc.api('PATCH', `/v1/monitors/${id}`, { key: org.key, body: { detection: { noise: { times: false } } } })
-  t.equal(off.status, 200, off.text)
+  t.equal(off.status, 200, 'one step switched off')
   t.match(off.body.detection.noise, { dates: true, times: false, relative_times: true, counters: true, tokens: true }, 'only the step named changed')
   const allOff = await svc.api('PATCH', `/v1/monitors/${id}`, { key: org.key, body: { detection: { noise: false } } })
   t.same(allOff.body.detection.noise, { dates: false, times: false, relative_times: false, counters: false, tokens: false })
