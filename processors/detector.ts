@@ -11,14 +11,15 @@ import { loadDetection, runDetectionCommand } from '../commands/detection.js'
 import { decideRun, type Observation } from '../domain/detection/decide.js'
 import { totalDiff } from '../domain/detection/diff.js'
 import { fingerprintOf } from '../domain/detection/fingerprint.js'
-import { normalizeExtraction, normalizeJson, type Normalized } from '../domain/detection/normalize.js'
+import { isJsonType, normalizeExtraction, type Normalized } from '../domain/detection/normalize.js'
 import { decodeEvent } from '../domain/events.js'
 import type { ExtractionResult } from '../domain/extraction.js'
 import type { ArtifactRecord, JobEvent } from '../domain/job/events.js'
-import type { DetectionConfig } from '../domain/monitor/detection-config.js'
+import { noiseOf, type DetectionConfig } from '../domain/monitor/detection-config.js'
 import { DETECTION_SOURCES } from '../domain/monitor/run-job.js'
 import { STREAMS } from '../domain/streams.js'
 import { DETECTION_DEADLINE_MS, offThread } from '../fetchers/workers/index.js'
+import type { CpuTasks } from '../fetchers/workers/tasks.js'
 import { BlobStore } from '../ports/blob-store.js'
 import { Clock } from '../ports/clock.js'
 import { DocumentStore } from '../ports/document-store.js'
@@ -43,35 +44,49 @@ const jobArtifacts = (jobId: string) => Effect.gen(function* () {
   return succeeded?._tag === 'JobSucceeded' ? succeeded.artifacts : []
 })
 
-const artifactText = (artifacts: readonly ArtifactRecord[], type: string) => Effect.gen(function* () {
-  const artifact = artifacts.find((a) => a.artifact_type === type)
+const artifactOf = (artifacts: readonly ArtifactRecord[], type: string) => artifacts.find((a) => a.artifact_type === type)
+
+const artifactText = (artifact: ArtifactRecord | undefined) => Effect.gen(function* () {
   if (!artifact) return undefined
   const blob = yield* (yield* BlobStore).get(artifact.blob_key).pipe(Effect.catchTag('BlobNotFound', () => Effect.succeed(undefined)))
   return blob && decoder.decode(blob.bytes)
 })
 
+/** Normalises in a worker, in the lane of the organization; past DETECTION_DEADLINE_MS the content is unreadable. */
+const normalizeOffThread = <K extends 'normalize_html' | 'normalize_body' | 'normalize_json'>(orgId: string, kind: K, input: CpuTasks[K]['input']) =>
+  Effect.promise(() => offThread(orgId, kind, input, DETECTION_DEADLINE_MS)).pipe(
+    Effect.map((outcome): Normalized => (outcome.ok ? outcome.value : { ok: false, reason: 'too_large' })),
+  )
+
 /**
- * The run's content in the monitor's mode, from the artifact the mode reads (DETECTION_SOURCES; the run's job asked
- * for it). json falls back to the `html` artifact (the response text on the light tier) for jobs stored before runs
- * asked for the raw body. Content the mode cannot read is `unreadable`, never a change. Pages are normalised in a
- * worker thread, in the lane of the monitor's organization: a page over the caps of docs/limits.md, or one whose
+ * The run's content in the monitor's mode, from the artifacts the mode reads (DETECTION_SOURCES; the run's job asked
+ * for them). Mode text reads a JSON answer (by its content type) as canonical JSON, else the page, else the raw answer
+ * by its content type (a JSON, plain-text or markup body for which no page was made). json falls back to the `html`
+ * artifact (the response text on the light tier) for jobs stored before runs asked for the raw body. Content the mode
+ * cannot read is `unreadable`, never a change. The monitor's noise steps are quietened in every mode but extract.
+ * Pages are normalised in a worker thread (normalizeOffThread): a page over the caps of docs/limits.md, or one whose
  * normalisation passes DETECTION_DEADLINE_MS, is unreadable.
  */
 export const readContent = (orgId: string, detection: DetectionConfig, jobId: string) => Effect.gen(function* () {
   const artifacts = yield* jobArtifacts(jobId)
   const unreadable: Normalized = { ok: false, reason: 'no_extraction' }
-  const source = yield* artifactText(artifacts, DETECTION_SOURCES[detection.mode].artifact_type)
+  const noise = noiseOf(detection)
+  const ignoreSelectors = detection.ignore_selectors
+  const source = yield* artifactText(artifactOf(artifacts, DETECTION_SOURCES[detection.mode].artifact_type))
   switch (detection.mode) {
-    case 'text':
-    case 'selector': {
-      if (source === undefined) return unreadable
-      const input = { html: source, selector: detection.mode === 'selector' ? detection.selector : null, ignoreSelectors: detection.ignore_selectors }
-      const normalized = yield* Effect.promise(() => offThread(orgId, 'normalize_html', input, DETECTION_DEADLINE_MS))
-      return normalized.ok ? normalized.value : { ok: false, reason: 'too_large' } as const
+    case 'text': {
+      const raw = artifactOf(artifacts, 'response_body')
+      if (source !== undefined && !(raw && isJsonType(raw.content_type))) {
+        return yield* normalizeOffThread(orgId, 'normalize_html', { html: source, selector: null, ignoreSelectors, noise })
+      }
+      const body = yield* artifactText(raw)
+      return body === undefined ? unreadable : yield* normalizeOffThread(orgId, 'normalize_body', { body, contentType: raw!.content_type, ignoreSelectors, noise })
     }
+    case 'selector':
+      return source === undefined ? unreadable : yield* normalizeOffThread(orgId, 'normalize_html', { html: source, selector: detection.selector, ignoreSelectors, noise })
     case 'json': {
-      const body = source ?? (yield* artifactText(artifacts, 'html'))
-      return body === undefined ? unreadable : normalizeJson(body)
+      const body = source ?? (yield* artifactText(artifactOf(artifacts, 'html')))
+      return body === undefined ? unreadable : yield* normalizeOffThread(orgId, 'normalize_json', { body, noise })
     }
     case 'extract': {
       if (source === undefined) return unreadable

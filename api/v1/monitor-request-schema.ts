@@ -1,4 +1,5 @@
 import { DETECTION_MODES, DIGEST_PERIODS } from '../../domain/monitor/detection-config.js'
+import { NOISE_STEPS } from '../../domain/detection/noise.js'
 import { MAX_CONSECUTIVE, MAX_COOLDOWN_SECONDS, MAX_IGNORE_SELECTORS, MAX_NOTIFY_EMAILS } from '../../domain/monitor/detection-validation.js'
 import { OVERLAP_POLICIES } from '../../domain/monitor/events.js'
 import { MAX_MONITOR_NAME_LENGTH } from '../../domain/monitor/request.js'
@@ -8,7 +9,7 @@ const { idempotency_token: _token, ...jobProperties } = JobRequestSchema.propert
 
 const detection = {
   type: 'object', additionalProperties: false,
-  description: 'Change detection (SPEC 2.6). On update, only the fields sent change; `{enabled: false}` turns detection off while runs go on; a changed `mode` or `selector` resets the baseline. A block sent without `enabled` enables detection. Codes: `invalid_detection`, `detection_not_in_plan`, `detection_limit_reached`.',
+  description: 'Change detection (SPEC 2.6). On update, only the fields sent change; `{enabled: false}` turns detection off while runs go on; a changed `mode`, `selector` or `noise` resets the baseline. A block sent without `enabled` enables detection. Codes: `invalid_detection`, `detection_not_in_plan`, `detection_limit_reached`.',
   properties: {
     enabled: { type: 'boolean', description: 'Code: `invalid_detection_enabled`.' },
     mode: { type: 'string', enum: DETECTION_MODES, default: 'text', description: '`text`, `selector`, `extract` (needs extraction hooks on the job: `missing_extraction`), `json`. Code: `invalid_detection_mode`.' },
@@ -24,6 +25,13 @@ const detection = {
         email: { type: 'array', maxItems: MAX_NOTIFY_EMAILS, items: { type: 'string', format: 'email' }, description: 'Code: `invalid_notify_email`.' },
         digest: { type: ['string', 'null'], enum: [...DIGEST_PERIODS, null], description: 'Code: `invalid_notify_digest`.' },
       },
+    },
+    noise: {
+      description: 'Noise quietened before comparing, so it alone never alerts (docs/change-detection.md, "Noise"): `dates` (2026-12-02, Dec 2, 2026, weekday names), `times` (15:49, 3 PM), `relative_times` ("5 minutes ago", "just now"), `counters` ("1,234 views", "12 people are viewing"; JSON fields such as `views`, `took_ms`), `tokens` (UUIDs, hashes, cache-busting query values; JSON fields such as `request_id`, `trace_id`). Every step is on by default. `true` turns every step on, `false` every step off; an object switches the steps it names and keeps the others. Only the matched words are replaced, so a real change beside them is still reported. A change resets the baseline. Codes: `invalid_noise`, `invalid_noise_step`, `unknown_field`.',
+      oneOf: [
+        { type: 'boolean' },
+        { type: 'object', additionalProperties: false, properties: Object.fromEntries(NOISE_STEPS.map((step) => [step, { type: 'boolean', default: true }])) },
+      ],
     },
   },
 } as const

@@ -1,3 +1,5 @@
+import { NOISE_STEPS } from '../../domain/detection/noise.js'
+import { noiseOf } from '../../domain/monitor/detection-config.js'
 import { PLANS, type PlanName } from '../../domain/plans.js'
 import type { MonitorDoc, MonitorRunDoc } from '../../projections/monitors.js'
 
@@ -18,7 +20,7 @@ export const monitorView = (doc: MonitorDoc, plan: PlanName) => {
     target_url: doc.job.target_url,
     tags: doc.tags,
     job: { ...job, ...(proxy ? { proxy: { server: proxy.server, ...(proxy.username ? { username: proxy.username } : {}) } } : {}) },
-    detection: { ...doc.detection, health: doc.health, history_days: PLANS[plan].changeDetection?.historyDays ?? 0 },
+    detection: { ...doc.detection, noise: noiseOf(doc.detection), health: doc.health, history_days: PLANS[plan].changeDetection?.historyDays ?? 0 },
     failure_streak: doc.failure_streak,
     runs_fired: doc.runs_fired,
     skipped_fires: doc.skipped_fires,
@@ -75,13 +77,17 @@ export const MonitorViewSchema = {
         consecutive: { type: 'integer' },
         cooldown_seconds: { type: 'integer' },
         notify: { type: 'object', additionalProperties: true },
+        noise: {
+          type: 'object', description: 'The noise steps quietened before comparing (all on by default; blocks made before they existed read all on).',
+          properties: Object.fromEntries(NOISE_STEPS.map((step) => [step, { type: 'boolean' }])),
+        },
         history_days: { type: 'integer' },
         health: {
           type: 'object',
           properties: {
             status: {
               type: ['string', 'null'], enum: ['ok', 'selector_missing', 'unreadable', 'blocked', 'failed', null],
-              description: '`ok` (the last delivered run was compared), `selector_missing` (the page loaded but the selector matches nothing), `unreadable` (the page loaded but its content cannot be read in the mode: not JSON in mode json, no extraction result in mode extract), `blocked` / `failed` (the last run did not deliver), null before any evaluated run.',
+              description: '`ok` (the last delivered run was compared), `selector_missing` (the page loaded but the selector matches nothing), `unreadable` (the page loaded but its content cannot be read in the mode: not JSON in mode json, no extraction result in mode extract, a binary answer with no text in mode text), `blocked` / `failed` (the last run did not deliver), null before any evaluated run.',
             },
             last_checked_at: { type: ['string', 'null'], format: 'date-time' },
             last_change_at: { type: ['string', 'null'], format: 'date-time' },

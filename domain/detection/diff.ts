@@ -5,7 +5,7 @@
  *   change_ratio = (inserted tokens + deleted tokens) / max(old tokens, new tokens), capped at 1
  *
  * where a token is a whitespace-separated word of a normalized line and the inserted (deleted) tokens are the
- * words of the lines shown with `+` (`-`). Diffing is bounded: past MAX_EDIT_LENGTH edits or DIFF_TIMEOUT_MS the
+ * words of the lines shown with `+` (`-`). JSON lines are matched by their path without array indices (matchKey). Diffing is bounded: past MAX_EDIT_LENGTH edits or DIFF_TIMEOUT_MS the
  * diff is every old line removed and every new line added, with ratio 1.
  */
 import { diffArrays } from 'diff'
@@ -40,23 +40,50 @@ export const totalDiff = (before: readonly string[], after: readonly string[]): 
   inserted_tokens: tokenCount(after), deleted_tokens: tokenCount(before), change_ratio: 1, truncated: true,
 })
 
-export const diffLines = (before: readonly string[], after: readonly string[]): ContentDiff => {
-  const changes = diffArrays([...before], [...after], { maxEditLength: MAX_EDIT_LENGTH, timeout: DIFF_TIMEOUT_MS })
-  if (changes === undefined) return totalDiff(before, after)
+/**
+ * A canonical JSON line's path without its array indices (`$.items[3].id: 1` reads `$.items[].id: 1`): lines are
+ * matched by this, so an item inserted into an array is shown as the item's lines added, not as every later index
+ * renamed. Text lines have no such path and are matched as written.
+ */
+const JSON_PATH = /^\$(?:\.[\w$]+|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*(?=: )/
+const matchKey = (line: string) => line.replace(JSON_PATH, (path) => path.replace(/\[\d+\]/g, '[]'))
+
+const edits = (before: readonly string[], after: readonly string[], keyOf: (line: string) => string) => {
+  const changes = diffArrays(before.map(keyOf), after.map(keyOf), { maxEditLength: MAX_EDIT_LENGTH, timeout: DIFF_TIMEOUT_MS })
+  if (changes === undefined) return undefined
+  // The changes hold match keys: walk both sides to show the real lines (with their indices) of each edit.
   const lines: string[] = []
   let inserted = 0
   let deleted = 0
+  let i = 0
+  let j = 0
   for (const change of changes) {
+    const count = change.value.length
     if (change.added) {
-      inserted += tokenCount(change.value)
-      lines.push(...change.value.map((line) => `+${line}`))
+      const value = after.slice(j, j + count)
+      inserted += tokenCount(value)
+      lines.push(...value.map((line) => `+${line}`))
+      j += count
     } else if (change.removed) {
-      deleted += tokenCount(change.value)
-      lines.push(...change.value.map((line) => `-${line}`))
+      const value = before.slice(i, i + count)
+      deleted += tokenCount(value)
+      lines.push(...value.map((line) => `-${line}`))
+      i += count
+    } else {
+      i += count
+      j += count
     }
   }
+  return { lines, inserted, deleted }
+}
+
+export const diffLines = (before: readonly string[], after: readonly string[]): ContentDiff => {
+  // Lines that differ only by array indices match by key but still differ: then the exact lines are diffed.
+  const byKey = edits(before, after, matchKey)
+  const found = byKey !== undefined && byKey.lines.length === 0 && before.join('\n') !== after.join('\n') ? edits(before, after, (line) => line) : byKey
+  if (found === undefined) return totalDiff(before, after)
   return {
-    lines, inserted_tokens: inserted, deleted_tokens: deleted,
-    change_ratio: ratio(inserted + deleted, tokenCount(before), tokenCount(after)), truncated: false,
+    lines: found.lines, inserted_tokens: found.inserted, deleted_tokens: found.deleted,
+    change_ratio: ratio(found.inserted + found.deleted, tokenCount(before), tokenCount(after)), truncated: false,
   }
 }

@@ -6,17 +6,21 @@
 import { load, type CheerioAPI } from 'cheerio'
 import type { AnyNode } from 'domhandler'
 import { contentProblem, domProblem } from '../content-limits.js'
+import { NO_NOISE, quietJsonLine, quietText, type NoiseSteps } from './noise.js'
 import type { ExtractionResult } from '../extraction.js'
 import { printableText } from '../printable-text.js'
 import { visibleText } from '../visible-text.js'
 
-/** 2: control characters read as their control pictures (domain/printable-text.ts). */
-export const NORMALIZATION_VERSION = 2
+/**
+ * 2: control characters read as their control pictures (domain/printable-text.ts).
+ * 3: noise normalisation (noise.ts) and content-type aware text mode (normalizeBody).
+ */
+export const NORMALIZATION_VERSION = 3
 
 /** Content as lines: one per visible text block (text, selector) or one per leaf field `path: value` (json, extract). */
 export type Normalized =
   | { readonly ok: true; readonly lines: readonly string[] }
-  | { readonly ok: false; readonly reason: 'selector_missing' | 'not_json' | 'no_extraction' | 'too_large' }
+  | { readonly ok: false; readonly reason: 'selector_missing' | 'not_json' | 'no_extraction' | 'too_large' | 'no_text' }
 
 /**
  * Finds the nodes a selector names. CSS is built in; the detector passes one that also evaluates XPath with the
@@ -36,6 +40,8 @@ export interface HtmlOptions {
   readonly selector?: string | null
   readonly ignoreSelectors: readonly string[]
   readonly select?: SelectNodes
+  /** The noise steps to quieten (noise.ts); none when absent. */
+  readonly noise?: NoiseSteps
 }
 
 /**
@@ -56,7 +62,8 @@ export const normalizeHtml = (html: string, options: HtmlOptions): Normalized =>
   for (const ignored of options.ignoreSelectors) $(select($, ignored)).remove()
   const roots = options.selector ? select($, options.selector) : [$.root()[0]]
   if (roots.length === 0) return { ok: false, reason: 'selector_missing' }
-  return printableLines(roots.flatMap((root) => textLines(visibleText(root))))
+  const noise = options.noise ?? NO_NOISE
+  return printableLines(roots.flatMap((root) => textLines(visibleText(root))).map((line) => quietText(line, noise)))
 }
 
 /**
@@ -68,15 +75,42 @@ const printableLines = (lines: readonly string[]): Normalized => ({ ok: true, li
 const textLines = (text: string): string[] =>
   text.replace(ZERO_WIDTH, '').split('\n').map((line) => line.replace(/\s+/g, ' ').trim()).filter((line) => line !== '')
 
-/** Mode `json`: the body as canonical JSON (sorted keys), one `path: value` line per leaf. */
-export const normalizeJson = (body: string): Normalized => {
+/** Mode `json`: the body as canonical JSON (sorted keys), one `path: value` line per leaf, its noise quietened. */
+export const normalizeJson = (body: string, noise: NoiseSteps = NO_NOISE): Normalized => {
   let value: unknown
   try {
     value = JSON.parse(body.replace(/^\uFEFF/, ''))
   } catch {
     return { ok: false, reason: 'not_json' }
   }
-  return printableLines(leafLines('$', value))
+  return printableLines(leafLines('$', value).map((line) => quietJsonLine(line, noise)))
+}
+
+const JSON_TYPE = /^\s*[\w.-]+\/(?:[\w.+-]*\+)?json\b/i
+const MARKUP_TYPE = /^\s*(?:text\/html|application\/xhtml\+xml|application\/xml|text\/xml|image\/svg\+xml)\b/i
+const TEXT_TYPE = /^\s*(?:text\/|application\/(?:javascript|ecmascript|x-ndjson|csv|yaml|x-yaml|toml)\b)/i
+/** A body with a NUL, or mostly control characters, is binary whatever its type says. */
+const isBinary = (body: string) => body.includes('\u0000') || body.replace(/[^\u0001-\u0008\u000e-\u001f\ufffd]/g, '').length > body.length / 10
+
+/** Whether a response's content type says JSON (the detector then reads the raw body rather than the page). */
+export const isJsonType = (contentType: string): boolean => JSON_TYPE.test(contentType)
+
+/**
+ * Mode `text` over a raw response (the default mode, whatever the content type): a JSON body, by its content type or
+ * because it parses as JSON, is compared as canonical JSON; markup as a page; any other text line by line. Only a
+ * body with no text at all (binary: an image, a PDF, an archive) is `no_text`, read as unreadable.
+ */
+export const normalizeBody = (body: string, contentType: string, options: HtmlOptions): Normalized => {
+  const noise = options.noise ?? NO_NOISE
+  if (JSON_TYPE.test(contentType)) return normalizeJson(body, noise)
+  if (MARKUP_TYPE.test(contentType)) return normalizeHtml(body, options)
+  if (/^\s*[[{]/.test(body)) {
+    const json = normalizeJson(body, noise)
+    if (json.ok) return json
+  }
+  if (!TEXT_TYPE.test(contentType) && /^\s*</.test(body)) return normalizeHtml(body, options)
+  if (isBinary(body)) return { ok: false, reason: 'no_text' }
+  return printableLines(textLines(body).map((line) => quietText(line, noise)))
 }
 
 /**

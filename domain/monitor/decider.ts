@@ -3,7 +3,7 @@ import type { Decider } from '../decider.js'
 import { NotFound, StateConflict, ValidationFailed } from '../errors.js'
 import type { JobSpec } from '../job/spec.js'
 import type { Plan } from '../plans.js'
-import type { DetectionConfig } from './detection-config.js'
+import { noiseOf, type DetectionConfig } from './detection-config.js'
 import { countProblems, planProblems, type ActiveMonitors } from './plan-rules.js'
 import {
   MonitorCreated, MonitorDeleted, MonitorFireOverlapped, MonitorPaused, MonitorResumed, MonitorRunCompleted, MonitorRunDequeued,
@@ -152,7 +152,9 @@ const decideLive = (command: MonitorCommand, state: Live): Either.Either<readonl
       const changes = Object.fromEntries(Object.entries(command.changes).filter(([k, v]) => v !== undefined && JSON.stringify(v) !== JSON.stringify(state[k as keyof MonitorFields])))
       if (Object.keys(changes).length === 0) return nothing
       const detection = command.changes.detection
-      const baselineReset = detection !== undefined && (detection.mode !== state.detection.mode || detection.selector !== state.detection.selector)
+      // Other steps of noise read other lines: comparing them with the old baseline would alert on the noise itself.
+      const baselineReset = detection !== undefined && (detection.mode !== state.detection.mode || detection.selector !== state.detection.selector
+        || JSON.stringify(noiseOf(detection)) !== JSON.stringify(noiseOf(state.detection)))
       return ok(new MonitorUpdated({ monitor_id: id, ...changes, baseline_reset: baselineReset, updated_at: command.now }))
     }
     case 'PauseMonitor':

@@ -1,4 +1,5 @@
 import { Schema } from 'effect'
+import { ALL_NOISE, NoiseSteps } from '../detection/noise.js'
 
 export const DETECTION_MODES = ['text', 'selector', 'extract', 'json'] as const
 export type DetectionMode = (typeof DETECTION_MODES)[number]
@@ -27,5 +28,10 @@ export const DetectionConfig = Schema.Struct({
   consecutive: Schema.Number,
   cooldown_seconds: Schema.Number,
   notify: DetectionNotify,
+  /** The noise steps quietened before comparing (domain/detection/noise.ts); absent on blocks made before it: all on. */
+  noise: Schema.optional(NoiseSteps),
 })
 export type DetectionConfig = typeof DetectionConfig.Type
+
+/** A block's noise steps, every step on when the block predates them. */
+export const noiseOf = (detection: DetectionConfig): NoiseSteps => detection.noise ?? ALL_NOISE

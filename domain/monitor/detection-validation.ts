@@ -3,7 +3,8 @@ import { fieldError } from '../errors.js'
 import { cssProblem, MAX_EXPRESSION_LENGTH, xpathProblem } from '../extraction.js'
 import { isEmail } from '../user/email-address.js'
 import { boolean, integerIn, isPlainObject, oneOf, unknownFields, type Errors } from '../validation.js'
-import { DETECTION_MODES, DIGEST_PERIODS, type DetectionConfig } from './detection-config.js'
+import { ALL_NOISE, NO_NOISE, NOISE_STEPS, type NoiseSteps } from '../detection/noise.js'
+import { DETECTION_MODES, DIGEST_PERIODS, noiseOf, type DetectionConfig } from './detection-config.js'
 
 export const MAX_IGNORE_SELECTORS = 50
 export const MAX_NOTIFY_EMAILS = 20
@@ -13,10 +14,28 @@ export const MAX_COOLDOWN_SECONDS = 30 * 86_400
 /** Detection off: what a monitor created without a detection block carries. */
 export const DETECTION_OFF: DetectionConfig = {
   enabled: false, mode: 'text', selector: null, ignore_selectors: [], min_change_ratio: 0, consecutive: 1, cooldown_seconds: 0,
-  notify: { webhook: true, email: [], digest: null },
+  notify: { webhook: true, email: [], digest: null }, noise: ALL_NOISE,
 }
 
-const FIELDS = new Set(['enabled', 'mode', 'selector', 'ignore_selectors', 'min_change_ratio', 'consecutive', 'cooldown_seconds', 'notify'])
+const FIELDS = new Set(['enabled', 'mode', 'selector', 'ignore_selectors', 'min_change_ratio', 'consecutive', 'cooldown_seconds', 'notify', 'noise'])
+const NOISE_FIELDS: ReadonlySet<string> = new Set(NOISE_STEPS)
+
+/**
+ * `detection.noise`: `true` (every step), `false` (none), or an object naming the steps it switches (the others keep
+ * their current value). Codes: `invalid_noise` (neither), `unknown_field` (a step that does not exist), `invalid_noise_step`.
+ */
+const validateNoise = (errors: Errors, input: unknown, base: NoiseSteps): NoiseSteps | undefined => {
+  if (input === undefined) return base
+  if (typeof input === 'boolean') return input ? ALL_NOISE : NO_NOISE
+  if (!isPlainObject(input)) {
+    errors.push(fieldError('detection.noise', 'invalid_noise', `detection.noise must be true, false or an object of steps (${NOISE_STEPS.join(', ')}) set to true or false`))
+    return undefined
+  }
+  const before = errors.length
+  unknownFields(errors, 'detection.noise.', input, NOISE_FIELDS)
+  const steps = Object.fromEntries(NOISE_STEPS.map((step) => [step, boolean(errors, `detection.noise.${step}`, 'invalid_noise_step', input[step]) ?? base[step]])) as unknown as NoiseSteps
+  return errors.length > before ? undefined : steps
+}
 const NOTIFY_FIELDS = new Set(['webhook', 'email', 'digest'])
 
 /** An XPath expression starts with `/` or `(`; anything else is CSS. */
@@ -101,6 +120,7 @@ export const validateDetection = (errors: Errors, input: unknown, base: Detectio
       notify = { webhook, email, digest }
     }
   }
-  if (errors.length > before) return undefined
-  return { enabled, mode, selector: mode === 'selector' ? selector : null, ignore_selectors: ignoreSelectors, min_change_ratio: minChangeRatio, consecutive, cooldown_seconds: cooldown, notify }
+  const noise = validateNoise(errors, input.noise, noiseOf(base))
+  if (errors.length > before || noise === undefined) return undefined
+  return { enabled, mode, selector: mode === 'selector' ? selector : null, ignore_selectors: ignoreSelectors, min_change_ratio: minChangeRatio, consecutive, cooldown_seconds: cooldown, notify, noise }
 }

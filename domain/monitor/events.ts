@@ -27,7 +27,7 @@ export class MonitorCreated extends Schema.TaggedClass<MonitorCreated>()('Monito
   created_at: Schema.String,
 }) {}
 
-/** Only the changed fields are present. `baseline_reset` is true when the detection mode or selector changed. */
+/** Only the changed fields are present. `baseline_reset` is true when the detection mode, selector or noise steps changed. */
 export class MonitorUpdated extends Schema.TaggedClass<MonitorUpdated>()('MonitorUpdated', {
   monitor_id: Schema.String,
   name: Schema.optional(Schema.String),

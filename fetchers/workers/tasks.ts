@@ -6,7 +6,8 @@
 import { diffLines, type ContentDiff } from '../../domain/detection/diff.js'
 import type { EngineArtifact } from '../engine.js'
 import type { PageView } from '../page-views/index.js'
-import { normalizeHtml, type Normalized } from '../../domain/detection/normalize.js'
+import { normalizeBody, normalizeHtml, normalizeJson, type Normalized } from '../../domain/detection/normalize.js'
+import type { NoiseSteps } from '../../domain/detection/noise.js'
 import type { ExtractionSpec } from '../../domain/extraction.js'
 import { runExtraction, type PageInput } from '../extraction/index.js'
 import { selectNodes } from '../extraction/select.js'
@@ -30,11 +31,18 @@ export interface CpuTasks {
     readonly input: { readonly spec: ExtractionSpec; readonly page: PageInput; readonly bodyBytes?: Uint8Array; readonly bodyIsHtml?: boolean }
     readonly output: Uint8Array
   }
-  /** Change detection's modes `text` and `selector` (domain/detection/normalize.ts). */
+  /** Change detection's modes `text` and `selector` over a page (domain/detection/normalize.ts). */
   readonly normalize_html: {
-    readonly input: { readonly html: string; readonly selector: string | null; readonly ignoreSelectors: readonly string[] }
+    readonly input: { readonly html: string; readonly selector: string | null; readonly ignoreSelectors: readonly string[]; readonly noise: NoiseSteps }
     readonly output: Normalized
   }
+  /** Change detection's mode `text` over a raw response, read by its content type (normalizeBody). */
+  readonly normalize_body: {
+    readonly input: { readonly body: string; readonly contentType: string; readonly ignoreSelectors: readonly string[]; readonly noise: NoiseSteps }
+    readonly output: Normalized
+  }
+  /** Change detection's mode `json`. */
+  readonly normalize_json: { readonly input: { readonly body: string; readonly noise: NoiseSteps }; readonly output: Normalized }
   /** Change detection's diff of two normalized contents. */
   readonly diff: { readonly input: { readonly before: readonly string[]; readonly after: readonly string[] }; readonly output: ContentDiff }
   /**
@@ -67,20 +75,25 @@ export interface CpuTasks {
 export type CpuTaskKind = keyof CpuTasks
 export type CpuTask = { readonly [K in CpuTaskKind]: { readonly kind: K; readonly input: CpuTasks[K]['input'] } }[CpuTaskKind]
 
+/** A selector over its time budget reads nothing, as a selector that matches nothing does. */
+const withinSelectorBudget = (normalize: () => Normalized): Normalized => {
+  try {
+    return normalize()
+  } catch {
+    return { ok: false, reason: 'selector_missing' }
+  }
+}
+
 const HANDLERS: { readonly [K in CpuTaskKind]: (input: CpuTasks[K]['input']) => CpuTasks[K]['output'] | Promise<CpuTasks[K]['output']> } = {
   extract: ({ spec, page, bodyBytes, bodyIsHtml }) => {
     const body = bodyBytes ? new TextDecoder().decode(bodyBytes) : undefined
     const input = body === undefined ? page : { ...page, body, ...(bodyIsHtml ? { html: body } : {}) }
     return encoder.encode(JSON.stringify(runExtraction(spec, input)))
   },
-  normalize_html: ({ html, selector, ignoreSelectors }) => {
-    try {
-      return normalizeHtml(html, { selector, ignoreSelectors, select: selectNodes })
-    } catch {
-      // A selector over its time budget reads nothing, as a selector that matches nothing does.
-      return { ok: false, reason: 'selector_missing' }
-    }
-  },
+  normalize_html: ({ html, selector, ignoreSelectors, noise }) => withinSelectorBudget(() => normalizeHtml(html, { selector, ignoreSelectors, noise, select: selectNodes })),
+  normalize_body: ({ body, contentType, ignoreSelectors, noise }) =>
+    withinSelectorBudget(() => normalizeBody(body, contentType, { ignoreSelectors, noise, select: selectNodes })),
+  normalize_json: ({ body, noise }) => normalizeJson(body, noise),
   diff: ({ before, after }) => diffLines(before, after),
   // Loaded on first use: Readability, linkedom and turndown would slow every worker's start for rarer artifacts.
   page_views: async ({ html, bodyBytes, url, want, maxChars }) =>

@@ -5104,7 +5104,7 @@ export interface components {
              * @enum {string}
              */
             overlap_policy?: "skip" | "buffer_one" | "allow";
-            /** @description Change detection (SPEC 2.6). On update, only the fields sent change; `{enabled: false}` turns detection off while runs go on; a changed `mode` or `selector` resets the baseline. A block sent without `enabled` enables detection. Codes: `invalid_detection`, `detection_not_in_plan`, `detection_limit_reached`. */
+            /** @description Change detection (SPEC 2.6). On update, only the fields sent change; `{enabled: false}` turns detection off while runs go on; a changed `mode`, `selector` or `noise` resets the baseline. A block sent without `enabled` enables detection. Codes: `invalid_detection`, `detection_not_in_plan`, `detection_limit_reached`. */
             detection?: {
                 /** @description Code: `invalid_detection_enabled`. */
                 enabled?: boolean;
@@ -5147,6 +5147,19 @@ export interface components {
                      * @enum {string|null}
                      */
                     digest?: "daily" | "weekly" | null;
+                };
+                /** @description Noise quietened before comparing, so it alone never alerts (docs/change-detection.md, "Noise"): `dates` (2026-12-02, Dec 2, 2026, weekday names), `times` (15:49, 3 PM), `relative_times` ("5 minutes ago", "just now"), `counters` ("1,234 views", "12 people are viewing"; JSON fields such as `views`, `took_ms`), `tokens` (UUIDs, hashes, cache-busting query values; JSON fields such as `request_id`, `trace_id`). Every step is on by default. `true` turns every step on, `false` every step off; an object switches the steps it names and keeps the others. Only the matched words are replaced, so a real change beside them is still reported. A change resets the baseline. Codes: `invalid_noise`, `invalid_noise_step`, `unknown_field`. */
+                noise?: boolean | {
+                    /** @default true */
+                    dates?: boolean;
+                    /** @default true */
+                    times?: boolean;
+                    /** @default true */
+                    relative_times?: boolean;
+                    /** @default true */
+                    counters?: boolean;
+                    /** @default true */
+                    tokens?: boolean;
                 };
             };
             /**
@@ -5418,7 +5431,7 @@ export interface components {
              * @enum {string}
              */
             overlap_policy?: "skip" | "buffer_one" | "allow";
-            /** @description Change detection (SPEC 2.6). On update, only the fields sent change; `{enabled: false}` turns detection off while runs go on; a changed `mode` or `selector` resets the baseline. A block sent without `enabled` enables detection. Codes: `invalid_detection`, `detection_not_in_plan`, `detection_limit_reached`. */
+            /** @description Change detection (SPEC 2.6). On update, only the fields sent change; `{enabled: false}` turns detection off while runs go on; a changed `mode`, `selector` or `noise` resets the baseline. A block sent without `enabled` enables detection. Codes: `invalid_detection`, `detection_not_in_plan`, `detection_limit_reached`. */
             detection?: {
                 /** @description Code: `invalid_detection_enabled`. */
                 enabled?: boolean;
@@ -5461,6 +5474,19 @@ export interface components {
                      * @enum {string|null}
                      */
                     digest?: "daily" | "weekly" | null;
+                };
+                /** @description Noise quietened before comparing, so it alone never alerts (docs/change-detection.md, "Noise"): `dates` (2026-12-02, Dec 2, 2026, weekday names), `times` (15:49, 3 PM), `relative_times` ("5 minutes ago", "just now"), `counters` ("1,234 views", "12 people are viewing"; JSON fields such as `views`, `took_ms`), `tokens` (UUIDs, hashes, cache-busting query values; JSON fields such as `request_id`, `trace_id`). Every step is on by default. `true` turns every step on, `false` every step off; an object switches the steps it names and keeps the others. Only the matched words are replaced, so a real change beside them is still reported. A change resets the baseline. Codes: `invalid_noise`, `invalid_noise_step`, `unknown_field`. */
+                noise?: boolean | {
+                    /** @default true */
+                    dates?: boolean;
+                    /** @default true */
+                    times?: boolean;
+                    /** @default true */
+                    relative_times?: boolean;
+                    /** @default true */
+                    counters?: boolean;
+                    /** @default true */
+                    tokens?: boolean;
                 };
             };
             /**
@@ -5759,10 +5785,18 @@ export interface components {
                 notify?: {
                     [key: string]: unknown;
                 };
+                /** @description The noise steps quietened before comparing (all on by default; blocks made before they existed read all on). */
+                noise?: {
+                    dates?: boolean;
+                    times?: boolean;
+                    relative_times?: boolean;
+                    counters?: boolean;
+                    tokens?: boolean;
+                };
                 history_days?: number;
                 health?: {
                     /**
-                     * @description `ok` (the last delivered run was compared), `selector_missing` (the page loaded but the selector matches nothing), `unreadable` (the page loaded but its content cannot be read in the mode: not JSON in mode json, no extraction result in mode extract), `blocked` / `failed` (the last run did not deliver), null before any evaluated run.
+                     * @description `ok` (the last delivered run was compared), `selector_missing` (the page loaded but the selector matches nothing), `unreadable` (the page loaded but its content cannot be read in the mode: not JSON in mode json, no extraction result in mode extract, a binary answer with no text in mode text), `blocked` / `failed` (the last run did not deliver), null before any evaluated run.
                      * @enum {string|null}
                      */
                     status?: "ok" | "selector_missing" | "unreadable" | "blocked" | "failed" | null;

@@ -89,5 +89,5 @@ t.test('control bytes of a page (ESC sequences, NUL, DEL, C1) never reach the li
   t.ok(json.ok && json.lines.every((line) => !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(line)), `json lines: ${JSON.stringify(json)}`)
   const diff = diffLines(['Price $9'], html.ok ? html.lines : [])
   t.notMatch(diff.lines.join('\n'), /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/, 'the diff carries none')
-  t.equal(NORMALIZATION_VERSION, 2, 'a new normalization: baselines of the old one re-baseline instead of alerting')
+  t.equal(NORMALIZATION_VERSION, 3, 'a new normalization (3: noise, content-type aware text): baselines of the old one re-baseline instead of alerting')
 })
