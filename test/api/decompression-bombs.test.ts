@@ -100,7 +100,9 @@ t.test('three bombs at once (gzip, br, gzip+br nested) fail response_too_large w
     t.equal(job.failure_reason, 'response_too_large', `${codings[i]} bomb: response_too_large`)
     t.same(job.artifacts, [], `${codings[i]} bomb: nothing stored`)
   })
-  t.ok(watched.rssGrowthMb < 300, `RSS grew ${watched.rssGrowthMb.toFixed(0)} MB (< 300 MB)`)
+  // Three bombs decoded whole would take 3 GiB; each stops at its 25 MB cap, and their buffers (grown by doubling) and
+  // the decoders' windows die young. Measured growth 262-323 MB, with the GC's timing; the bound keeps that margin.
+  t.ok(watched.rssGrowthMb < 400, `RSS grew ${watched.rssGrowthMb.toFixed(0)} MB (< 400 MB)`)
   // Decoding streams in bounded chunks, so the event loop keeps answering /healthz while a bomb arrives (figures in
   // docs/performance.md). The bound leaves room for a CI machine running another test file beside this one.
   t.ok(watched.healthzMaxMs < 3000, `/healthz answered within ${watched.healthzMaxMs.toFixed(0)} ms (< 3 s)`)

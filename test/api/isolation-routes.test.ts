@@ -14,8 +14,9 @@ import { startReceiver } from '../helpers/webhook-receiver.js'
  */
 let visits = 0
 const site = await startFixtureSite({
-  // A page that changes on every visit: a v1 monitor's second run records a change.
-  '/counter': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(`<html><body><p>visit ${++visits}</p></body></html>`) },
+  // A page whose wording changes on every visit (a counter alone is noise default detection ignores): a v1 monitor's
+  // second run records a change.
+  '/counter': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(`<html><body><p>edition ${['amber', 'birch', 'cedar', 'dune'][++visits % 4]}</p></body></html>`) },
 })
 const receiver = await startReceiver()
 const svc = await startService({
