@@ -43,8 +43,8 @@ export interface WebhookDispatcherOptions<R> {
   readonly http: Dispatcher
   /** Opens a sealed signing secret. */
   readonly openSecret: (sealed: string) => string
-  /** Pending deliveries due at `now`, but none to the endpoints `except` (the deliveries read model). */
-  readonly dueDeliveries: (now: Date, limit: number, except: readonly string[]) => Effect.Effect<readonly DueDelivery[], StoreUnavailable, R>
+  /** Pending deliveries due at `now` (the deliveries read model). */
+  readonly dueDeliveries: (now: Date, limit: number) => Effect.Effect<readonly DueDelivery[], StoreUnavailable, R>
   /** The log position the endpoints read model has applied for an endpoint (null before it shows the endpoint). */
   readonly endpointVersion: (endpointId: string) => Effect.Effect<number | null, StoreUnavailable, R>
   /** When the earliest pending delivery is due. */
@@ -259,15 +259,11 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
       lanes.set(endpointId, lane)
       return lane
     }
-    // A full endpoint's deliveries are not started ahead: when one of its deliveries ends, the loop looks again.
-    const freed = yield* Queue.sliding<void>(1)
     const leave = (endpointId: string, deliveryId: string) => Effect.sync(() => {
       inFlight.delete(deliveryId)
       const lane = lanes.get(endpointId)
-      if (lane && lane.users-- >= options.endpointConcurrency) Queue.unsafeOffer(freed, undefined)
-      if (lane && lane.users === 0) lanes.delete(endpointId)
+      if (lane && --lane.users === 0) lanes.delete(endpointId)
     })
-    const isFull = (endpointId: string) => (lanes.get(endpointId)?.users ?? 0) >= options.endpointConcurrency
     // The endpoint's lane is taken before a shared slot, so deliveries queued behind a busy endpoint hold no slot.
     const start = ({ delivery_id: id, endpoint_id: endpointId, org_id: orgId }: DueDelivery) => {
       inFlight.add(id)
@@ -278,19 +274,15 @@ export const makeWebhookDispatcher = <R>(options: WebhookDispatcherOptions<R>) =
     }
     for (;;) {
       const hinted = yield* Queue.takeAll(hints)
-      yield* Queue.takeAll(freed)
-      // An endpoint with all it can take started is left out, so its backlog is neither read on every turn nor hides
-      // what is due for others; the ask goes past what is in flight of the rest.
-      const full = [...lanes.keys()].filter(isFull)
-      const due = yield* options.dueDeliveries(clock.now(), options.concurrency * 4 + inFlight.size, full).pipe(Effect.orElseSucceed(() => [] as readonly DueDelivery[]))
+      // Asks past what is already in flight, so a backlog of one endpoint never hides what is due for others.
+      const due = yield* options.dueDeliveries(clock.now(), options.concurrency * 4 + inFlight.size).pipe(Effect.orElseSucceed(() => [] as readonly DueDelivery[]))
       const fresh = new Map<string, DueDelivery>()
       for (const item of [...hinted, ...due]) if (!inFlight.has(item.delivery_id)) fresh.set(item.delivery_id, item)
-      yield* Effect.forEach(fresh.values(), (item) => isFull(item.endpoint_id) ? Effect.void : start(item), { discard: true })
+      yield* Effect.forEach(fresh.values(), start, { discard: true })
       const nextDue = yield* options.nextAttemptAt.pipe(Effect.orElseSucceed(() => null))
       const later = nextDue !== null && nextDue.getTime() > clock.now().getTime()
       yield* Effect.raceAll([
         Effect.asVoid(Queue.take(hints).pipe(Effect.flatMap((item) => Queue.offer(hints, item)))),
-        Queue.take(freed),
         Effect.sleep(options.pollMs),
         ...(later ? [clock.sleepUntil(nextDue)] : []),
       ])

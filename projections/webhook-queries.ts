@@ -72,11 +72,9 @@ export const webhookEndpointVersion = (endpointId: string) =>
 export const webhookEndpointShown = (endpointId: string, position: number) =>
   Effect.map(waitForPosition(WEBHOOK_ENDPOINTS, endpointId, position), (doc) => ({ shown: doc !== null, deleted: doc?.deleted ?? false }))
 
-/** Pending deliveries whose next attempt is due at `now`, oldest first, none to the endpoints `except`. */
-export const dueWebhookDeliveries = (now: Date, limit: number, except: readonly string[]) =>
-  Effect.map(findDocs(WEBHOOK_DELIVERIES, {
-    status: 'pending', next_attempt_at: { $lte: now.toISOString() }, ...(except.length > 0 ? { endpoint_id: { $nin: except } } : {}),
-  }, { sort: [['next_attempt_at', 'asc']], limit }),
+/** Pending deliveries whose next attempt is due at `now`, oldest first. */
+export const dueWebhookDeliveries = (now: Date, limit: number) =>
+  Effect.map(findDocs(WEBHOOK_DELIVERIES, { status: 'pending', next_attempt_at: { $lte: now.toISOString() } }, { sort: [['next_attempt_at', 'asc']], limit }),
     (docs) => docs.map((doc) => ({ delivery_id: doc.delivery_id, endpoint_id: doc.endpoint_id, org_id: doc.org_id })))
 
 /** When the earliest pending delivery is due; null when none is pending. */
