@@ -1,3 +1,4 @@
+import { Schema } from 'effect'
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify'
 import { currentTime } from '../../commands/clock.js'
 import { authenticateUser, registerUser, verifyEmail } from '../../commands/users.js'
@@ -7,6 +8,7 @@ import { emailHash } from '../../domain/user/identity.js'
 import { waitForPosition } from '../../projections/read-your-writes.js'
 import { USERS } from '../../projections/users.js'
 import { requestMetadata } from '../event-metadata.js'
+import { openApiSchemaOf } from '../schema-of.js'
 import type { AccountContext } from './context.js'
 import { BadRequest } from './errors.js'
 import type { LoginBackoff } from './login-backoff.js'
@@ -34,6 +36,9 @@ interface Guards {
 }
 
 /** Registration, verification, login, logout, bearer tokens and /me. */
+/** GET /registration's answer: the one source of its type and of the schema OpenAPI serves. */
+const RegistrationView = Schema.Struct({ registration: Schema.Literal('open', 'closed') })
+
 export const identityRoutes = async (app: FastifyInstance, account: AccountContext, sessions: Sessions, { loginLimit, backoff, registrationLimit }: Guards) => {
   /** During the account's backoff even the right password is refused (429): answering it would let guessing go on. */
   const authenticate = async (body: unknown) => {
@@ -50,9 +55,9 @@ export const identityRoutes = async (app: FastifyInstance, account: AccountConte
     schema: {
       tags, summary: 'Whether sign-up is open',
       description: 'The REGISTRATION setting, for a sign-up form to show itself only when POST /register can succeed (the dashboard hides its sign-up when `closed`). No authentication.',
-      response: { 200: { type: 'object', required: ['registration'], properties: { registration: { type: 'string', enum: ['open', 'closed'] } } } },
+      response: { 200: openApiSchemaOf(RegistrationView) },
     },
-  }, async () => ({ registration: account.settings.registration }))
+  }, async (): Promise<typeof RegistrationView.Type> => ({ registration: account.settings.registration }))
 
   app.post('/register', {
     // Before the body is read: a refused attempt costs nothing.

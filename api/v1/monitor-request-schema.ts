@@ -1,5 +1,7 @@
 import { DETECTION_MODES, DIGEST_PERIODS } from '../../domain/monitor/detection-config.js'
-import { NOISE_STEPS } from '../../domain/detection/noise.js'
+import { Schema } from 'effect'
+import { NoiseSteps } from '../../domain/detection/noise.js'
+import { openApiSchemaOf } from '../schema-of.js'
 import { MAX_CONSECUTIVE, MAX_COOLDOWN_SECONDS, MAX_IGNORE_SELECTORS, MAX_NOTIFY_EMAILS } from '../../domain/monitor/detection-validation.js'
 import { OVERLAP_POLICIES } from '../../domain/monitor/events.js'
 import { MAX_MONITOR_NAME_LENGTH } from '../../domain/monitor/request.js'
@@ -30,7 +32,7 @@ const detection = {
       description: 'Noise quietened before comparing, so it alone never alerts (docs/change-detection.md, "Noise"): `dates` (2026-12-02, Dec 2, 2026, weekday names), `times` (15:49, 3 PM), `relative_times` ("5 minutes ago", "just now"), `counters` ("1,234 views", "12 people are viewing"; JSON fields such as `views`, `took_ms`), `tokens` (UUIDs, hashes, cache-busting query values; JSON fields such as `request_id`, `trace_id`). Every step is on by default. `true` turns every step on, `false` every step off; an object switches the steps it names and keeps the others. Only the matched words are replaced, so a real change beside them is still reported. A change resets the baseline. Codes: `invalid_noise`, `invalid_noise_step`, `unknown_field`.',
       oneOf: [
         { type: 'boolean' },
-        { type: 'object', additionalProperties: false, properties: Object.fromEntries(NOISE_STEPS.map((step) => [step, { type: 'boolean', default: true }])) },
+        openApiSchemaOf(Schema.partial(NoiseSteps)),
       ],
     },
   },

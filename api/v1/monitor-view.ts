@@ -1,4 +1,5 @@
-import { NOISE_STEPS } from '../../domain/detection/noise.js'
+import { NoiseSteps } from '../../domain/detection/noise.js'
+import { openApiSchemaOf } from '../schema-of.js'
 import { noiseOf } from '../../domain/monitor/detection-config.js'
 import { PLANS, type PlanName } from '../../domain/plans.js'
 import type { MonitorDoc, MonitorRunDoc } from '../../projections/monitors.js'
@@ -77,10 +78,7 @@ export const MonitorViewSchema = {
         consecutive: { type: 'integer' },
         cooldown_seconds: { type: 'integer' },
         notify: { type: 'object', additionalProperties: true },
-        noise: {
-          type: 'object', description: 'The noise steps quietened before comparing (all on by default; blocks made before they existed read all on).',
-          properties: Object.fromEntries(NOISE_STEPS.map((step) => [step, { type: 'boolean' }])),
-        },
+        noise: { ...openApiSchemaOf(NoiseSteps), description: 'The noise steps quietened before comparing (all on by default; blocks made before they existed read all on).' },
         history_days: { type: 'integer' },
         health: {
           type: 'object',

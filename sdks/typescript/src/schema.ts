@@ -5150,15 +5150,10 @@ export interface components {
                 };
                 /** @description Noise quietened before comparing, so it alone never alerts (docs/change-detection.md, "Noise"): `dates` (2026-12-02, Dec 2, 2026, weekday names), `times` (15:49, 3 PM), `relative_times` ("5 minutes ago", "just now"), `counters` ("1,234 views", "12 people are viewing"; JSON fields such as `views`, `took_ms`), `tokens` (UUIDs, hashes, cache-busting query values; JSON fields such as `request_id`, `trace_id`). Every step is on by default. `true` turns every step on, `false` every step off; an object switches the steps it names and keeps the others. Only the matched words are replaced, so a real change beside them is still reported. A change resets the baseline. Codes: `invalid_noise`, `invalid_noise_step`, `unknown_field`. */
                 noise?: boolean | {
-                    /** @default true */
                     dates?: boolean;
-                    /** @default true */
                     times?: boolean;
-                    /** @default true */
                     relative_times?: boolean;
-                    /** @default true */
                     counters?: boolean;
-                    /** @default true */
                     tokens?: boolean;
                 };
             };
@@ -5477,15 +5472,10 @@ export interface components {
                 };
                 /** @description Noise quietened before comparing, so it alone never alerts (docs/change-detection.md, "Noise"): `dates` (2026-12-02, Dec 2, 2026, weekday names), `times` (15:49, 3 PM), `relative_times` ("5 minutes ago", "just now"), `counters` ("1,234 views", "12 people are viewing"; JSON fields such as `views`, `took_ms`), `tokens` (UUIDs, hashes, cache-busting query values; JSON fields such as `request_id`, `trace_id`). Every step is on by default. `true` turns every step on, `false` every step off; an object switches the steps it names and keeps the others. Only the matched words are replaced, so a real change beside them is still reported. A change resets the baseline. Codes: `invalid_noise`, `invalid_noise_step`, `unknown_field`. */
                 noise?: boolean | {
-                    /** @default true */
                     dates?: boolean;
-                    /** @default true */
                     times?: boolean;
-                    /** @default true */
                     relative_times?: boolean;
-                    /** @default true */
                     counters?: boolean;
-                    /** @default true */
                     tokens?: boolean;
                 };
             };
@@ -5787,11 +5777,11 @@ export interface components {
                 };
                 /** @description The noise steps quietened before comparing (all on by default; blocks made before they existed read all on). */
                 noise?: {
-                    dates?: boolean;
-                    times?: boolean;
-                    relative_times?: boolean;
-                    counters?: boolean;
-                    tokens?: boolean;
+                    dates: boolean;
+                    times: boolean;
+                    relative_times: boolean;
+                    counters: boolean;
+                    tokens: boolean;
                 };
                 history_days?: number;
                 health?: {
